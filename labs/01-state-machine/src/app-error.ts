@@ -1,0 +1,30 @@
+/**
+ * The one error class of the API. `code` is a stable kebab-case name a client can
+ * switch on; `status` is the HTTP status the error middleware answers with.
+ */
+export type AppErrorCode =
+  | 'invalid-body'
+  | 'invalid-id'
+  | 'job-not-found'
+  | 'invalid-transition'
+  | 'not-found'
+  | 'internal';
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly status: number;
+  readonly issues?: Issue[];
+
+  constructor(code: AppErrorCode, message: string, status: number, options: { issues?: Issue[]; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = status;
+    this.issues = options.issues;
+  }
+}

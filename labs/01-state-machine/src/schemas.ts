@@ -1,0 +1,71 @@
+// What crosses the HTTP boundary: each schema with its type, validated at the edge.
+import { z } from 'zod';
+import { AppError, type Issue } from './app-error.ts';
+import { isTerminal, JOB_STATES, type ExportJob } from './store.ts';
+
+export const MAX_PRODUCTS_PER_EXPORT = 100;
+
+export const exportRequestSchema = z
+  .object({
+    product_ids: z
+      .array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+      .min(1, 'give at least one product id')
+      .max(MAX_PRODUCTS_PER_EXPORT, `at most ${MAX_PRODUCTS_PER_EXPORT} product ids per export`),
+  })
+  // An unknown field is a client mistake (a typo such as "productIds"), not something to ignore.
+  .strict();
+export type ExportRequest = z.infer<typeof exportRequestSchema>;
+
+export const jobIdSchema = z.uuid();
+
+export const jobResponseSchema = z.object({
+  id: z.uuid(),
+  status: z.enum(JOB_STATES),
+  /** Derived from status on every read; never stored, so it cannot disagree with it. */
+  terminal: z.boolean(),
+  product_ids: z.array(z.number().int()),
+  result: z.object({ rows: z.number().int() }).nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type JobResponse = z.infer<typeof jobResponseSchema>;
+
+export const errorResponseSchema = z.object({
+  error: z.string(),
+  message: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+export function toJobResponse(job: ExportJob): JobResponse {
+  return {
+    id: job.id,
+    status: job.state,
+    terminal: isTerminal(job.state),
+    product_ids: job.productIds,
+    result: job.result,
+    error: job.error,
+    created_at: job.createdAt,
+    updated_at: job.updatedAt,
+  };
+}
+
+/** Parses a request body or throws one AppError listing every problem by path. */
+export function parseExportRequest(body: unknown): ExportRequest {
+  const parsed = exportRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issues: Issue[] = parsed.error.issues.map((issue) => ({
+    path: issue.path.length > 0 ? issue.path.join('.') : '(body)',
+    message: issue.message,
+  }));
+  throw new AppError('invalid-body', 'The request body is not a valid export request', 422, { issues });
+}
+
+/** Ids come from the URL: check their shape before they reach the store (or, later, a file path). */
+export function parseJobId(raw: string): string {
+  if (!jobIdSchema.safeParse(raw).success) {
+    throw new AppError('invalid-id', `Job id "${raw.slice(0, 80)}" is not a UUID`, 400);
+  }
+  return raw;
+}

@@ -1,0 +1,1 @@
+export * from '@tasks-lab/03-background-tasks';

@@ -1,0 +1,1 @@
+export * from '@tasks-lab/04-worker-threads';

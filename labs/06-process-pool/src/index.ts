@@ -1,0 +1,1 @@
+export * from '@tasks-lab/05-thread-pool-io';

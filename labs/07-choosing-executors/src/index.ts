@@ -1,0 +1,1 @@
+export * from '@tasks-lab/06-process-pool';

@@ -1,0 +1,4 @@
+export * from './checks.ts';
+export * from './processes.ts';
+export * from './time.ts';
+export * from './exercise.ts';
