@@ -1,0 +1,171 @@
+// A registry of the background tasks this process started itself.
+//
+// Starting a promise is easy; owning it is not. Once an async function is called
+// without `await`, nobody is responsible for it: if it rejects, Node (20+) treats the
+// rejection as unhandled and crashes the process; if the process stops, nobody knows
+// the work was still running. The registry takes that responsibility:
+//   - it keeps a reference to every started task, so shutdown can find them;
+//   - it observes every outcome, so a failure becomes a failed job and a log line,
+//     never an unhandled rejection;
+//   - on shutdown it waits a bounded time, then asks the rest to stop (AbortSignal)
+//     and waits, again bounded, for their cleanup.
+import { canTransition, type JobState, type JobStore } from './store.ts';
+
+/** The course's grace period: how long shutdown lets running tasks finish on their own. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 3000;
+/** After asking tasks to stop, how long shutdown waits for their `finally` blocks. */
+export const DEFAULT_CANCEL_CLEANUP_MS = 1000;
+
+/** The work a task runs. It should stop early when `signal` aborts (cancelling is a request). */
+export type TaskWork = (signal: AbortSignal) => Promise<unknown>;
+
+export type TaskOutcome = 'completed' | 'failed' | 'cancelled';
+
+export interface TaskFailure {
+  jobId: string;
+  message: string;
+  error: unknown;
+}
+
+export interface ShutdownReport {
+  /** Tasks that settled on their own within the grace period. */
+  finishedInGrace: number;
+  /** Tasks that were asked to stop after the grace period and did stop. */
+  cancelled: number;
+  /** Tasks still running when shutdown gave up: their work is lost with the process. */
+  remaining: number;
+}
+
+export interface TaskRegistryOptions {
+  /** Where failures are written down; the job id of the failed task is always in the line. */
+  log?: (line: string) => void;
+  graceMs?: number;
+  cleanupMs?: number;
+}
+
+interface RunningTask {
+  jobId: string;
+  controller: AbortController;
+  /** The task's promise with its outcome already observed: it never rejects. */
+  settled: Promise<TaskOutcome>;
+}
+
+export class TaskRegistry {
+  readonly #store: JobStore;
+  readonly #log: (line: string) => void;
+  readonly #graceMs: number;
+  readonly #cleanupMs: number;
+  /** Strong references to every task that has not settled yet. */
+  readonly #running = new Set<RunningTask>();
+  readonly #failures: TaskFailure[] = [];
+  #shuttingDown = false;
+
+  constructor(store: JobStore, options: TaskRegistryOptions = {}) {
+    this.#store = store;
+    this.#log = options.log ?? ((line) => console.error(line));
+    this.#graceMs = options.graceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    this.#cleanupMs = options.cleanupMs ?? DEFAULT_CANCEL_CLEANUP_MS;
+  }
+
+  /** How many started tasks have not settled yet. */
+  get size(): number {
+    return this.#running.size;
+  }
+
+  /** Every failure observed so far (copies). */
+  get failures(): TaskFailure[] {
+    return [...this.#failures];
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /**
+   * Starts `work` for the job now and keeps track of it. The returned promise never
+   * rejects: it resolves with the outcome once the task has settled and been observed.
+   */
+  start(jobId: string, work: TaskWork): Promise<TaskOutcome> {
+    if (this.#shuttingDown) return Promise.resolve(this.#refuse(jobId));
+    const controller = new AbortController();
+    const task: RunningTask = { jobId, controller, settled: Promise.resolve('completed') };
+    // Promise.resolve().then(...) also turns a synchronous throw inside `work` into a rejection.
+    task.settled = Promise.resolve()
+      .then(() => work(controller.signal))
+      .then(
+        (): TaskOutcome => 'completed',
+        (error: unknown) => this.#observeRejection(task, error),
+      )
+      .finally(() => this.#running.delete(task));
+    this.#running.add(task);
+    return task.settled;
+  }
+
+  /**
+   * Waits up to `graceMs` for running tasks to finish, then aborts the rest and waits
+   * up to `cleanupMs` for them to stop. New tasks are refused from the first moment.
+   */
+  async shutdown(options: { graceMs?: number; cleanupMs?: number } = {}): Promise<ShutdownReport> {
+    this.#shuttingDown = true;
+    const atStart = this.size;
+    await this.#waitForRunning(options.graceMs ?? this.#graceMs);
+    const late = [...this.#running];
+    for (const task of late) {
+      task.controller.abort(new Error(`shutdown: the grace period ended before job ${task.jobId} finished`));
+    }
+    await this.#waitForRunning(options.cleanupMs ?? this.#cleanupMs);
+    return { finishedInGrace: atStart - late.length, cancelled: late.length - this.size, remaining: this.size };
+  }
+
+  /** Resolves when every running task has settled, or after `ms`, whichever comes first. */
+  async #waitForRunning(ms: number): Promise<void> {
+    if (this.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    const allSettled = Promise.all([...this.#running].map((task) => task.settled)).then(() => undefined);
+    await Promise.race([allSettled, timeUp]);
+    // Without this the timer would keep the process alive after every task finished.
+    clearTimeout(timer);
+  }
+
+  /** The one place a task's rejection lands: it becomes a job state and a log line. */
+  #observeRejection(task: RunningTask, error: unknown): TaskOutcome {
+    if (task.controller.signal.aborted) {
+      this.#log(`[registry] job ${task.jobId} cancelled: ${messageOf(task.controller.signal.reason)}`);
+      this.#moveJob(task.jobId, 'cancelled');
+      return 'cancelled';
+    }
+    const message = messageOf(error);
+    this.#failures.push({ jobId: task.jobId, message, error });
+    this.#log(`[registry] job ${task.jobId} failed: ${message}`);
+    this.#moveJob(task.jobId, 'failed', message);
+    return 'failed';
+  }
+
+  #refuse(jobId: string): TaskOutcome {
+    this.#log(`[registry] job ${jobId} not started: the process is shutting down`);
+    this.#moveJob(jobId, 'cancelled');
+    return 'cancelled';
+  }
+
+  /** Records the outcome on the job when the state machine allows it; never throws. */
+  #moveJob(jobId: string, to: JobState, error?: string): void {
+    try {
+      const job = this.#store.get(jobId);
+      if (!job) return this.#log(`[registry] job ${jobId} is not in the store; nothing to mark ${to}`);
+      if (!canTransition(job.state, to)) {
+        return this.#log(`[registry] job ${jobId} stays ${job.state}: ${job.state} -> ${to} is not allowed`);
+      }
+      this.#store.transition(jobId, to, error === undefined ? {} : { error });
+    } catch (err) {
+      // Throwing here would turn an observed failure back into an unhandled one.
+      this.#log(`[registry] job ${jobId}: could not record ${to}: ${messageOf(err)}`);
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,123 @@
+// Runs the verify script of each earlier lab as a real child process and records
+// what it reported. Lesson 07 bases its decision record on what lessons 01-06
+// showed on this machine, so it first re-runs them and keeps the outcome.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTsProcess } from '@tasks-lab/lab-kit';
+
+/** The labs whose evidence lesson 07 relies on, in lesson order. */
+export const EARLIER_LABS = [
+  '01-state-machine',
+  '02-bounded-async',
+  '03-background-tasks',
+  '04-worker-threads',
+  '05-thread-pool-io',
+  '06-process-pool',
+] as const;
+
+export type EarlierLabStatus = 'passed' | 'failed' | 'missing' | 'no-summary' | 'timed-out';
+
+export interface EarlierLabRun {
+  lab: string;
+  status: EarlierLabStatus;
+  passed: number | null;
+  failed: number | null;
+  exitCode: number | null;
+  ms: number;
+  /** The lab's closing "N passed, N failed" line, or why there is none. */
+  summary: string;
+}
+
+export interface EarlierLabsRecord {
+  ranAt: string;
+  totalMs: number;
+  labs: EarlierLabRun[];
+}
+
+export interface VerifySummary {
+  passed: number;
+  failed: number;
+  line: string;
+}
+
+/** Finds the last "N passed, N failed" line that lab-kit's runVerify prints. */
+export function parseVerifySummary(output: string): VerifySummary | null {
+  const matches = [...output.matchAll(/^(\d+) passed, (\d+) failed\s*$/gm)];
+  const last = matches.at(-1);
+  if (!last) return null;
+  return { passed: Number(last[1]), failed: Number(last[2]), line: last[0].trim() };
+}
+
+/** A lab counts as passed only when it printed a summary with zero failures and exited 0. */
+export function judgeRun(summary: VerifySummary | null, exitCode: number | null): EarlierLabStatus {
+  if (!summary) return 'no-summary';
+  return summary.failed === 0 && summary.passed > 0 && exitCode === 0 ? 'passed' : 'failed';
+}
+
+export interface RunLabOptions {
+  /** A lab whose verify runs longer than this is killed and recorded as timed out. @defaultValue 180000 */
+  timeoutMs?: number;
+}
+
+/** Runs `<labsDir>/<lab>/scripts/verify.ts` with the lab folder as working directory. */
+export async function runLabVerify(labsDir: string, lab: string, options: RunLabOptions = {}): Promise<EarlierLabRun> {
+  const labDir = join(labsDir, lab);
+  const script = join(labDir, 'scripts', 'verify.ts');
+  if (!existsSync(script)) {
+    return { lab, status: 'missing', passed: null, failed: null, exitCode: null, ms: 0, summary: `no scripts/verify.ts in labs/${lab}` };
+  }
+  const started = Date.now();
+  const child = startTsProcess(script, { cwd: labDir });
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed-out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed-out'), timeoutMs);
+  });
+  const exit = await Promise.race([child.exited, timedOut]);
+  clearTimeout(timer);
+  const ms = Date.now() - started;
+  if (exit === 'timed-out') {
+    await child.kill();
+    return { lab, status: 'timed-out', passed: null, failed: null, exitCode: null, ms, summary: `still running after ${timeoutMs} ms, killed` };
+  }
+  const summary = parseVerifySummary(child.output());
+  return {
+    lab,
+    status: judgeRun(summary, exit.code),
+    passed: summary?.passed ?? null,
+    failed: summary?.failed ?? null,
+    exitCode: exit.code,
+    ms,
+    summary: summary?.line ?? 'no "N passed, N failed" line in the output',
+  };
+}
+
+export interface RunEarlierLabsOptions extends RunLabOptions {
+  labs?: readonly string[];
+  /** Called after each lab, for a progress line. */
+  onLab?: (run: EarlierLabRun) => void;
+}
+
+/** One lab after another: they measure timings, so they must not compete for the CPU. */
+export async function runEarlierLabs(labsDir: string, options: RunEarlierLabsOptions = {}): Promise<EarlierLabsRecord> {
+  const started = Date.now();
+  const runs: EarlierLabRun[] = [];
+  for (const lab of options.labs ?? EARLIER_LABS) {
+    const run = await runLabVerify(labsDir, lab, options);
+    runs.push(run);
+    options.onLab?.(run);
+  }
+  return { ranAt: new Date(started).toISOString(), totalMs: Date.now() - started, labs: runs };
+}
+
+export const EARLIER_LABS_FILE = '.earlier-labs.json';
+
+export function writeEarlierLabsRecord(labDir: string, record: EarlierLabsRecord): string {
+  const file = join(labDir, EARLIER_LABS_FILE);
+  writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
+  return file;
+}
+
+export function formatRun(run: EarlierLabRun): string {
+  return `lab ${run.lab}: ${run.status} (${run.summary}, ${(run.ms / 1000).toFixed(1)} s)`;
+}

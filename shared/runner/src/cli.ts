@@ -1,0 +1,143 @@
+// `pnpm lab`: the student's entry point to the course.
+//   pnpm lab                    list the 16 lessons with their status
+//   pnpm lab 03                 run lesson 03's verify (same as pnpm --filter @tasks-lab/03-... verify)
+//   pnpm lab 03 --repeat 10     run it 10 times and report checks whose outcome varies
+//   pnpm lab 03 --hint          the try-it-yourself hint
+//   pnpm lab 03 --exercise      grade your exercise/ file
+//   pnpm lab 03 --solution      where the reference answer is, graded the same way
+//   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
+//   pnpm lab check-exercises    every untouched exercise fails, every solution passes
+import { relative } from 'node:path';
+import { formatSummary } from '@tasks-lab/lab-kit';
+import { renderDiff } from './diff.ts';
+import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
+import { findLesson, LESSONS } from './lessons.ts';
+import { formatRepeat, summariseRuns } from './repeat.ts';
+import { runExerciseTest, runVerifyOnce } from './run.ts';
+import { checkAllExercises } from './exercises.ts';
+
+const USAGE = `Usage:
+  pnpm lab                       list the lessons and their status
+  pnpm lab NN                    run lesson NN's checks (its verify script)
+  pnpm lab NN --repeat N         run them N times; report checks whose outcome varies
+  pnpm lab NN --hint             show the try-it-yourself hint
+  pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
+  pnpm lab NN --solution         show the reference answer's path and grade it
+  pnpm lab diff A B [--full]     show what lesson B changed relative to lesson A
+  pnpm lab check-exercises       check every exercise fails untouched and every solution passes`;
+
+class UsageError extends Error {}
+
+function listLessons(): number {
+  console.log('tasks-lab: sixteen lessons on asynchronous task processing\n');
+  for (const lesson of LESSONS) {
+    const { status, result } = statusOf(findLab(lesson));
+    const detail = result
+      ? ` (${result.passed}/${result.passed + result.failed} checks, ${result.finishedAt.slice(0, 16).replace('T', ' ')} UTC)`
+      : '';
+    console.log(`  ${lesson.number}  ${lesson.title.padEnd(64)} ${status}${detail}`);
+  }
+  console.log('\nRun one with `pnpm lab 01`. `pnpm lab help` shows everything else.');
+  return 0;
+}
+
+function requireLab(arg: string | undefined): Lab {
+  const lesson = arg ? findLesson(arg) : undefined;
+  if (!lesson) throw new UsageError(`"${arg ?? ''}" is not a lesson number; use 01 to 16.`);
+  const lab = findLab(lesson);
+  if (!lab) throw new UsageError(`Lesson ${lesson.number} (${lesson.title}) is not available yet.`);
+  return lab;
+}
+
+async function verify(lab: Lab): Promise<number> {
+  console.log(`Running ${relative(REPO_ROOT, lab.dir)}/scripts/verify.ts\n`);
+  const { exitCode, result } = await runVerifyOnce(lab);
+  if (!result) console.log(`\nThe verify script stopped before reporting (exit code ${exitCode}).\n0 passed, 1 failed`);
+  return result && result.failed === 0 && exitCode === 0 ? 0 : 1;
+}
+
+async function repeat(lab: Lab, times: number): Promise<number> {
+  console.log(`Running lesson ${lab.lesson.number}'s checks ${times} times to find any whose outcome varies.`);
+  const reports = [];
+  for (let run = 1; run <= times; run++) {
+    const { exitCode, result } = await runVerifyOnce(lab, { quiet: true });
+    const line = result ? formatSummary(result) : `crashed before reporting (exit code ${exitCode})`;
+    console.log(`  run ${run}/${times}: ${line}`);
+    reports.push(result ?? { results: [], passed: 0, failed: 1 });
+  }
+  const summary = summariseRuns(reports);
+  console.log('');
+  for (const line of formatRepeat(summary)) console.log(line);
+  const crashed = reports.filter((r) => r.results.length === 0).length;
+  console.log(
+    `\n${summary.stablePassing.length} stable, ${summary.varying.length} varying, ${summary.stableFailing.length} always failing` +
+      (crashed ? `, ${crashed} runs crashed` : ''),
+  );
+  const bad = summary.varying.length + summary.stableFailing.length + crashed;
+  console.log(formatSummary({ passed: summary.stablePassing.length, failed: bad }));
+  return bad === 0 ? 0 : 1;
+}
+
+async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'): Promise<number> {
+  const info = lab.exercise;
+  if (!info) throw new UsageError(`Lesson ${lab.lesson.number} has no try-it-yourself exercise.`);
+  const where = (file: string) => relative(process.cwd(), `${lab.dir}/${file}`);
+  if (flag === '--hint') {
+    console.log(`Exercise: ${where(info.file)}\nHint: ${info.hint}\nGrade it with: pnpm lab ${lab.lesson.number} --exercise`);
+    return 0;
+  }
+  if (flag === '--solution') console.log(`Reference answer: ${where(info.solution)}\nGrading it with ${where(info.test)}:\n`);
+  else console.log(`Grading ${where(info.file)} with ${where(info.test)}:\n`);
+  const { exitCode } = await runExerciseTest(lab, flag === '--solution' ? 'solution' : 'student');
+  if (flag === '--exercise') {
+    console.log(exitCode === 0 ? '✓ Your exercise passes.' : `✗ Not yet. A hint: pnpm lab ${lab.lesson.number} --hint`);
+  }
+  return exitCode === 0 ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = argv.filter((a) => a !== '--');
+  const [first, ...rest] = args;
+  if (!first || first === 'list') return listLessons();
+  if (first === 'help' || first === '--help' || first === '-h') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (first === 'check-exercises') {
+    const results = await checkAllExercises();
+    const passed = results.filter((r) => r.ok).length;
+    console.log(formatSummary({ passed, failed: results.length - passed }));
+    return passed === results.length ? 0 : 1;
+  }
+  if (first === 'diff') {
+    const [a, b] = rest.filter((x) => !x.startsWith('--'));
+    if (!a || !b) throw new UsageError('diff takes two lesson numbers, e.g. `pnpm lab diff 11 12`.');
+    console.log(renderDiff(requireLab(a), requireLab(b), { full: rest.includes('--full'), color: process.stdout.isTTY }));
+    return 0;
+  }
+  const lab = requireLab(first);
+  if (rest.length === 0) return verify(lab);
+  const [flag, value] = rest;
+  if (flag === '--repeat') {
+    const times = Number(value);
+    if (!Number.isInteger(times) || times < 2 || times > 100) throw new UsageError('--repeat takes a whole number from 2 to 100.');
+    return repeat(lab, times);
+  }
+  if (flag === '--hint' || flag === '--exercise' || flag === '--solution') return exercise(lab, flag);
+  throw new UsageError(`Unknown option "${flag}".`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`${err.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      console.error(err);
+      process.exitCode = 1;
+    }
+  },
+);

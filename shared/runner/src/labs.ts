@@ -1,0 +1,69 @@
+// Where a lesson's lab lives on disk and what it last reported.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CheckReport } from '@tasks-lab/lab-kit';
+import type { Lesson } from './lessons.ts';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+export const LABS_DIR = join(REPO_ROOT, 'labs');
+
+export interface ExerciseInfo {
+  file: string;
+  solution: string;
+  test: string;
+  hint: string;
+}
+
+export interface Lab {
+  lesson: Lesson;
+  dir: string;
+  packageName: string;
+  doc: string;
+  exercise?: ExerciseInfo;
+}
+
+export interface LabResult extends CheckReport {
+  lesson: string;
+  finishedAt: string;
+}
+
+export type LabStatus = 'passed' | 'failed' | 'not run yet' | 'not available yet';
+
+export function findLab(lesson: Lesson, labsDir = LABS_DIR): Lab | undefined {
+  if (!existsSync(labsDir)) return undefined;
+  const folder = readdirSync(labsDir).find((name) => name.startsWith(`${lesson.number}-`));
+  if (!folder) return undefined;
+  const dir = join(labsDir, folder);
+  const manifestPath = join(dir, 'package.json');
+  if (!existsSync(manifestPath)) return undefined;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    name: string;
+    lab?: { doc?: string; exercise?: ExerciseInfo };
+  };
+  return {
+    lesson,
+    dir,
+    packageName: manifest.name,
+    doc: manifest.lab?.doc ?? `docs/${folder}.md`,
+    exercise: manifest.lab?.exercise,
+  };
+}
+
+export const resultPath = (lab: Lab) => join(lab.dir, '.lab-result.json');
+
+/** The last verify outcome, remembered in the lab folder (git-ignored). */
+export function readResult(lab: Lab): LabResult | undefined {
+  try {
+    return JSON.parse(readFileSync(resultPath(lab), 'utf8')) as LabResult;
+  } catch {
+    return undefined;
+  }
+}
+
+export function statusOf(lab: Lab | undefined): { status: LabStatus; result?: LabResult } {
+  if (!lab) return { status: 'not available yet' };
+  const result = readResult(lab);
+  if (!result) return { status: 'not run yet' };
+  return { status: result.failed === 0 && result.passed > 0 ? 'passed' : 'failed', result };
+}

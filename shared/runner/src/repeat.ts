@@ -1,0 +1,60 @@
+// `pnpm lab NN --repeat 10`: a check that passes wrong code only some of the time
+// is worse than one that always fails. Given several verify runs, find every
+// check whose outcome was not the same in all of them.
+import type { CheckReport } from '@tasks-lab/lab-kit';
+
+export interface CheckStability {
+  name: string;
+  passes: number;
+  failures: number;
+  /** One observation from a failing run, to show what went wrong. */
+  failedObservation?: string;
+}
+
+export interface RepeatSummary {
+  runs: number;
+  stablePassing: CheckStability[];
+  stableFailing: CheckStability[];
+  varying: CheckStability[];
+}
+
+export function summariseRuns(reports: CheckReport[]): RepeatSummary {
+  const byName = new Map<string, CheckStability>();
+  for (const report of reports) {
+    for (const result of report.results) {
+      const entry = byName.get(result.name) ?? { name: result.name, passes: 0, failures: 0 };
+      if (result.ok) entry.passes += 1;
+      else {
+        entry.failures += 1;
+        entry.failedObservation ??= result.observed;
+      }
+      byName.set(result.name, entry);
+    }
+  }
+  const runs = reports.length;
+  const all = [...byName.values()];
+  return {
+    runs,
+    // A check missing from some runs (the verify crashed before it) also varies.
+    stablePassing: all.filter((c) => c.passes === runs),
+    stableFailing: all.filter((c) => c.failures === runs),
+    varying: all.filter((c) => c.passes !== runs && c.failures !== runs),
+  };
+}
+
+export function formatRepeat(summary: RepeatSummary): string[] {
+  const lines: string[] = [];
+  for (const check of summary.varying) {
+    lines.push(
+      `~ VARIES  ${check.name} — passed ${check.passes}/${summary.runs}, failed ${check.failures}/${summary.runs}` +
+        (check.failedObservation ? `; a failing run observed: ${check.failedObservation}` : ''),
+    );
+  }
+  for (const check of summary.stableFailing) {
+    lines.push(`✗ FAIL    ${check.name} — failed in all ${summary.runs} runs; observed: ${check.failedObservation}`);
+  }
+  for (const check of summary.stablePassing) {
+    lines.push(`✓ stable  ${check.name} — passed in all ${summary.runs} runs`);
+  }
+  return lines;
+}

@@ -1,0 +1,62 @@
+// Running a lab's scripts as real child processes, with the lab folder as cwd.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readResult, resultPath, type Lab, type LabResult } from './labs.ts';
+
+const tsxLoader = import.meta.resolve('tsx');
+
+export interface RunOutcome {
+  exitCode: number;
+  output: string;
+}
+
+/** Runs `node <argv>` in the lab folder, echoing its output unless quiet. */
+export function runNode(
+  lab: Lab,
+  argv: string[],
+  options: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, argv, {
+      cwd: lab.dir,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const collect = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (!options.quiet) stream.write(chunk);
+    };
+    child.stdout.on('data', collect(process.stdout));
+    child.stderr.on('data', collect(process.stderr));
+    child.on('close', (code, signal) => resolve({ exitCode: code ?? (signal ? 128 : 1), output }));
+  });
+}
+
+/**
+ * Runs the lab's verify script once. The result comes from the file the script
+ * writes; a verify that crashed before writing it has no result and counts as failed.
+ */
+export async function runVerifyOnce(
+  lab: Lab,
+  options: { quiet?: boolean } = {},
+): Promise<RunOutcome & { result?: LabResult }> {
+  rmSync(resultPath(lab), { force: true });
+  const outcome = await runNode(lab, ['--import', tsxLoader, 'scripts/verify.ts'], options);
+  return { ...outcome, result: readResult(lab) };
+}
+
+/** Runs the exercise test against the student's file or the reference solution. */
+export function runExerciseTest(
+  lab: Lab,
+  target: 'student' | 'solution',
+  options: { quiet?: boolean } = {},
+): Promise<RunOutcome> {
+  const vitest = join(lab.dir, 'node_modules', 'vitest', 'vitest.mjs');
+  const test = lab.exercise?.test ?? 'test/exercise.test.ts';
+  return runNode(lab, [vitest, 'run', test, '--reporter=default'], {
+    ...options,
+    env: { LAB_EXERCISE: target, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+  });
+}
