@@ -22,7 +22,8 @@ export class AppError extends Error {
 
   constructor(code: AppErrorCode, message: string, status: number, options: { issues?: Issue[]; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
-    this.name = 'AppError';
+    // The subclass name (InvalidTransitionError, JobNotFoundError) shows up in logs and stack traces.
+    this.name = new.target.name;
     this.code = code;
     this.status = status;
     this.issues = options.issues;
