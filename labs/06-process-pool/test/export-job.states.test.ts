@@ -1,0 +1,41 @@
+// Integration: the lesson 01 job record around a real pool batch.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScoringExport } from '../src/export-job.ts';
+import { ProcessPool } from '../src/process-pool.ts';
+import { exportRowFor, type ExportRow } from '../src/scoring.ts';
+import { JobStore } from '../src/store.ts';
+
+let pool: ProcessPool;
+
+beforeAll(async () => {
+  pool = await new ProcessPool({ size: 2 }).start();
+});
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+describe('runScoringExport', () => {
+  it('When the batch succeeds, Then the job is succeeded with the row count', async () => {
+    const store = new JobStore();
+    const job = store.create([1, 2, 3]);
+
+    const { scores } = await runScoringExport({ store, pool, jobId: job.id, rounds: 50 });
+
+    expect(scores.map((s) => s.productId)).toEqual([1, 2, 3]);
+    expect(store.require(job.id)).toMatchObject({ state: 'succeeded', result: { rows: 3 }, error: null });
+  });
+
+  it('When the batch fails, Then the job is failed with the error and has no result', async () => {
+    const store = new JobStore();
+    const job = store.create([1]);
+    const rows = [{ ...exportRowFor(1), hook: () => 'not data' } as ExportRow];
+
+    await expect(runScoringExport({ store, pool, jobId: job.id, rows })).rejects.toThrow(/could not be cloned/);
+
+    const after = store.require(job.id);
+    expect(after.state).toBe('failed');
+    expect(after.error).toMatch(/^row 0 cannot be sent to a worker process/);
+    expect(after.result).toBeNull();
+  });
+});

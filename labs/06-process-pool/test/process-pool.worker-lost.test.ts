@@ -1,0 +1,74 @@
+// Integration: worker processes really die here (SIGKILL), and the pool must say so.
+import { isAlive, waitFor } from '@tasks-lab/lab-kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { firstProductIds } from '../src/compare.ts';
+import { ProcessPool, WorkerProcessLostError } from '../src/process-pool.ts';
+import { exportRowsFor, scoreExportRow } from '../src/scoring.ts';
+
+const pools: ProcessPool[] = [];
+async function startPool(options: ConstructorParameters<typeof ProcessPool>[0] = {}) {
+  const pool = new ProcessPool({ size: 2, ...options });
+  pools.push(pool);
+  return pool.start();
+}
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+
+describe('ProcessPool when a worker process dies', () => {
+  it('When a worker is SIGKILLed mid-batch, Then the batch rejects naming the pid and signal, with no scores', async () => {
+    const pool = await startPool();
+    const victim = pool.pids()[0]!;
+    let doneAtKill = -1;
+    const batch = pool.scoreBatch(exportRowsFor(firstProductIds(12)), {
+      onProgress: (done) => {
+        if (doneAtKill >= 0) return;
+        doneAtKill = done;
+        process.kill(victim, 'SIGKILL');
+      },
+    });
+
+    const error = await batch.then(() => undefined, (err: unknown) => err);
+    expect(error).toBeInstanceOf(WorkerProcessLostError);
+    expect((error as Error).message).toBe(`worker process ${victim} exited (SIGKILL) during batch`);
+    expect(doneAtKill).toBeLessThan(12);
+  });
+
+  it('When a worker was lost, Then a new process replaces it and the next batch equals serial scoring', async () => {
+    const pool = await startPool();
+    const [victim, survivor] = pool.pids() as [number, number];
+    const batch = pool.scoreBatch(exportRowsFor(firstProductIds(8)), { onProgress: () => process.kill(victim, 'SIGKILL') });
+    await expect(batch).rejects.toThrow(WorkerProcessLostError);
+
+    await pool.whenReady();
+    expect(pool.pids()).toHaveLength(2);
+    expect(pool.pids()).toContain(survivor);
+    expect(pool.pids()).not.toContain(victim);
+    await waitFor('the killed worker to be gone', () => !isAlive(victim));
+
+    const rows = exportRowsFor([1, 2, 3, 4]);
+    const { scores } = await pool.scoreBatch(rows, { rounds: 100 });
+    expect(scores).toEqual(rows.map((row) => scoreExportRow(row, 100)));
+  });
+
+  it('When an idle worker dies, Then no batch fails and the pool is whole again', async () => {
+    const pool = await startPool();
+    const victim = pool.pids()[1]!;
+    process.kill(victim, 'SIGKILL');
+
+    await waitFor('the pool to notice', () => !pool.pids().includes(victim));
+    await pool.whenReady();
+    expect(pool.pids()).toHaveLength(2);
+    expect((await pool.scoreBatch(exportRowsFor([5]), { rounds: 10 })).scores).toHaveLength(1);
+  });
+
+  it('When the workers cannot load their scorer, Then start() rejects and no worker is left running', async () => {
+    const pool = new ProcessPool({ size: 2, scorerUrl: new URL('./fixtures/missing-scorer.ts', import.meta.url).href });
+    pools.push(pool);
+    const pids = pool.pids();
+
+    await expect(pool.start()).rejects.toThrow(/worker process \d+ exited \(code 1\) before it was ready/);
+    expect(pids.some(isAlive)).toBe(false);
+  });
+});
