@@ -1,0 +1,16 @@
+// Step 4: async code gives up after 0.2 s; its AbortSignal sets the read's stop flag.
+import { BlockingIoPool } from '../src/io-pool.ts';
+import { readWithDeadline } from '../src/waiting.ts';
+
+const pool = new BlockingIoPool({ threads: 1 });
+await pool.ready();
+
+const result = await readWithDeadline(pool, 1, { timeoutMs: 200 });
+if (result.kind === 'finished') {
+  console.log('read finished before the deadline:', result.outcome);
+} else {
+  console.log(`deadline passed after ${result.afterMs} ms; stop requested through the AbortSignal`);
+  const outcome = await result.task.result;
+  console.log(`the thread returned after ${outcome.slicesDone}/${outcome.totalSlices} slices (stopped: ${outcome.stopped})`);
+}
+await pool.close();

@@ -1,0 +1,44 @@
+// Integration: worker.terminate() really ends a thread in the middle of a read.
+import { waitFor } from '@tasks-lab/lab-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlockingIoPool } from '../src/io-pool.ts';
+
+describe('BlockingIoPool: terminate', () => {
+  let pool: BlockingIoPool;
+  beforeAll(async () => {
+    pool = new BlockingIoPool({ threads: 1 });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('When a running read is terminated, Then it fails, its progress stays, and a new thread takes the next read', async () => {
+    const before = pool.snapshot().threadIds;
+    const task = pool.submit(1, { slices: 40, sliceMs: 25 });
+    const next = pool.submit(2, { slices: 2, sliceMs: 5 });
+    await waitFor('two slices', () => task.slicesDone >= 2);
+
+    expect(await pool.terminate(task)).toBe(true);
+
+    await expect(task.result).rejects.toThrow(/terminated by the pool/);
+    expect(task.state).toBe('failed');
+    expect(pool.store.require(task.id).state).toBe('failed');
+    expect(task.slicesDone).toBeGreaterThanOrEqual(2);
+    expect(task.slicesDone).toBeLessThan(40);
+    // The queued read was not lost with the thread: the replacement ran it.
+    expect(await next.result).toMatchObject({ productId: 2, stopped: false });
+    const after = pool.snapshot();
+    expect(after.liveThreads).toBe(1);
+    expect(after.threadIds).not.toEqual(before);
+  });
+
+  it('When the task is not running, Then terminate() answers false and ends nothing', async () => {
+    const task = pool.submit(3, { slices: 1, sliceMs: 1 });
+    await task.result;
+    const before = pool.snapshot().threadIds;
+
+    expect(await pool.terminate(task)).toBe(false);
+    expect(pool.snapshot().threadIds).toEqual(before);
+  });
+});
