@@ -17,7 +17,8 @@ export interface AppOptions {
   extendRoutes?: (app: Express, store: JobStore) => void;
 }
 
-const requireJson: RequestHandler = (req, _res, next) => {
+/** Refuses a body that is not declared as JSON (415) before the JSON parser sees it. */
+export const requireJson: RequestHandler = (req, _res, next) => {
   if (!req.is('application/json')) {
     next(new AppError('invalid-body', 'Send the body as JSON with Content-Type: application/json', 415));
     return;

@@ -29,13 +29,15 @@ export function startServer(port: number, options: AppOptions = {}): Promise<Run
 async function main() {
   const port = Number(process.env.PORT ?? 8000);
   const running = await startServer(port);
-  console.log(`listening on ${running.url} (API docs: ${running.url}/docs)`);
   const stop = async () => {
     await running.close();
     process.exit(0);
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // Announce only once the signal handlers are in place: a test that sends SIGTERM
+  // as soon as it reads this line must reach `stop`, not Node's default (exit at once).
+  console.log(`listening on ${running.url} (API docs: ${running.url}/docs)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

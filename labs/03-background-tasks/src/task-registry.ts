@@ -88,17 +88,18 @@ export class TaskRegistry {
   start(jobId: string, work: TaskWork): Promise<TaskOutcome> {
     if (this.#shuttingDown) return Promise.resolve(this.#refuse(jobId));
     const controller = new AbortController();
-    const task: RunningTask = { jobId, controller, settled: Promise.resolve('completed') };
     // Promise.resolve().then(...) also turns a synchronous throw inside `work` into a rejection.
-    task.settled = Promise.resolve()
+    const settled = Promise.resolve()
       .then(() => work(controller.signal))
       .then(
         (): TaskOutcome => 'completed',
-        (error: unknown) => this.#observeRejection(task, error),
+        (error: unknown) => this.#observeRejection(jobId, controller.signal, error),
       )
+      // Runs after every outcome, so a settled task never stays referenced.
       .finally(() => this.#running.delete(task));
+    const task: RunningTask = { jobId, controller, settled };
     this.#running.add(task);
-    return task.settled;
+    return settled;
   }
 
   /**
@@ -111,7 +112,7 @@ export class TaskRegistry {
     await this.#waitForRunning(options.graceMs ?? this.#graceMs);
     const late = [...this.#running];
     for (const task of late) {
-      task.controller.abort(new Error(`shutdown: the grace period ended before job ${task.jobId} finished`));
+      task.controller.abort(new Error('shutdown: the grace period ended'));
     }
     await this.#waitForRunning(options.cleanupMs ?? this.#cleanupMs);
     return { finishedInGrace: atStart - late.length, cancelled: late.length - this.size, remaining: this.size };
@@ -131,16 +132,17 @@ export class TaskRegistry {
   }
 
   /** The one place a task's rejection lands: it becomes a job state and a log line. */
-  #observeRejection(task: RunningTask, error: unknown): TaskOutcome {
-    if (task.controller.signal.aborted) {
-      this.#log(`[registry] job ${task.jobId} cancelled: ${messageOf(task.controller.signal.reason)}`);
-      this.#moveJob(task.jobId, 'cancelled');
+  #observeRejection(jobId: string, signal: AbortSignal, error: unknown): TaskOutcome {
+    // After an abort, a rejection is the task stopping as asked, not a failure.
+    if (signal.aborted) {
+      this.#log(`[registry] job ${jobId} cancelled: ${messageOf(signal.reason)}`);
+      this.#moveJob(jobId, 'cancelled');
       return 'cancelled';
     }
     const message = messageOf(error);
-    this.#failures.push({ jobId: task.jobId, message, error });
-    this.#log(`[registry] job ${task.jobId} failed: ${message}`);
-    this.#moveJob(task.jobId, 'failed', message);
+    this.#failures.push({ jobId, message, error });
+    this.#log(`[registry] job ${jobId} failed: ${message}`);
+    this.#moveJob(jobId, 'failed', message);
     return 'failed';
   }
 

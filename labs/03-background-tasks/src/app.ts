@@ -1,0 +1,52 @@
+// Lesson 03's route: POST /exports/background accepts an export, answers 202, and
+// only then starts the work in this same process. It plugs into lab 01's app
+// through `extendRoutes`, so GET /exports/:id, validation and errors stay lab 01's.
+import express, { type Express } from 'express';
+import { createApp, MAX_BODY_BYTES, parseExportRequest, requireJson, toJobResponse } from '@tasks-lab/02-bounded-async';
+import { runExportJob, simulatedExport, type ExportWork } from './export-work.ts';
+import { JobStore } from './store.ts';
+import { TaskRegistry } from './task-registry.ts';
+
+export interface BackgroundRouteOptions {
+  registry: TaskRegistry;
+  /** The export to run after the response. @defaultValue simulatedExport() (about 1 s) */
+  work?: ExportWork;
+}
+
+/** An `extendRoutes` for lab 01's createApp that adds POST /exports/background. */
+export function backgroundExportRoutes(options: BackgroundRouteOptions): (app: Express, store: JobStore) => void {
+  const work = options.work ?? simulatedExport();
+  return (app, store) => {
+    app.post('/exports/background', requireJson, express.json({ limit: MAX_BODY_BYTES }), (req, res) => {
+      const request = parseExportRequest(req.body);
+      const job = store.create(request.product_ids);
+      // 'finish' fires once Node has handed the whole response to the operating system.
+      // Only then does the export start, so the client's 202 never waits for it.
+      // If the connection breaks before that, 'finish' never fires and the job stays queued:
+      // local background work comes with no delivery guarantee.
+      res.once('finish', () => {
+        // No await on purpose: the registry owns the task and observes its outcome.
+        void options.registry.start(job.id, (signal) => runExportJob(store, job.id, work, signal));
+      });
+      res.status(202).location(`/exports/${job.id}`).json(toJobResponse(job));
+    });
+  };
+}
+
+export interface BackgroundAppOptions extends Partial<BackgroundRouteOptions> {
+  store?: JobStore;
+  log?: (line: string) => void;
+}
+
+/** Lab 01's app plus the background route; the registry shares the app's store. */
+export function createBackgroundApp(options: BackgroundAppOptions = {}): {
+  app: Express;
+  store: JobStore;
+  registry: TaskRegistry;
+} {
+  const store = options.store ?? new JobStore();
+  const registry = options.registry ?? new TaskRegistry(store, { log: options.log });
+  const extendRoutes = backgroundExportRoutes({ registry, work: options.work });
+  const { app } = createApp({ store, log: options.log, extendRoutes });
+  return { app, store, registry };
+}

@@ -1,0 +1,23 @@
+// Try it yourself (lesson 04): shrink the queue to 1, slow each read to 200 ms, and
+// watch the producer wait. This is the producer of the batch: it feeds every id into
+// the bounded queue and reports how long each put had to wait for room.
+import type { BoundedQueue } from '@tasks-lab/03-background-tasks';
+
+export interface PutTiming {
+  id: number;
+  /** How long this put waited for room in the queue. */
+  waitedMs: number;
+}
+
+export async function feedQueue(queue: BoundedQueue<number>, ids: readonly number[]): Promise<PutTiming[]> {
+  const timings: PutTiming[] = [];
+  for (const id of ids) {
+    // Time the put itself: the consumers' work time cannot show that the producer was held back.
+    const before = performance.now();
+    await queue.put(id);
+    timings.push({ id, waitedMs: performance.now() - before });
+  }
+  // Closing the queue is what lets each consumer hear "stop" and its thread exit.
+  queue.close();
+  return timings;
+}

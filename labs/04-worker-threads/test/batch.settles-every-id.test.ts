@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { JobStore } from '../src/store.ts';
+import { runThreadedBatch, ThreadedBatchTimeoutError } from '../src/batch.ts';
+import type { FeedQueue } from '../src/producer.ts';
+
+describe('runThreadedBatch (real worker threads)', () => {
+  it('When id 7 fails, Then 19 are done, 1 failed, the error names 7, both threads exit 0 and the job is failed', async () => {
+    const store = new JobStore();
+    const report = await runThreadedBatch({ store, workMs: 20 });
+
+    expect({ done: report.done, failed: report.failed }).toEqual({ done: 19, failed: 1 });
+    expect(report.errors).toEqual([{ id: 7, message: expect.stringContaining('product 7') }]);
+    expect(report.threads.map((t) => t.exitCode)).toEqual([0, 0]);
+    expect(report.threadsStillRunning).toBe(0);
+    expect(report.peakQueueLength).toBeLessThanOrEqual(4);
+    expect(store.require(report.job.id)).toMatchObject({ state: 'failed', error: expect.stringContaining('7') });
+  });
+
+  it('When no id fails, Then the job succeeds with 20 rows', async () => {
+    const report = await runThreadedBatch({ failingIds: [], workMs: 10 });
+    expect(report.done).toBe(20);
+    expect(report.job).toMatchObject({ state: 'succeeded', result: { rows: 20 } });
+  });
+
+  it('When both threads share the work, Then each thread handles some of the ids', async () => {
+    const report = await runThreadedBatch({ workMs: 20 });
+    const perThread = new Map<number, number>();
+    for (const span of report.spans) perThread.set(span.threadId, (perThread.get(span.threadId) ?? 0) + 1);
+    expect(perThread.size).toBe(2);
+    expect([...perThread.values()].reduce((a, b) => a + b)).toBe(20);
+  });
+
+  it('When the producer never closes the queue, Then the batch times out, terminates its threads and fails the job', async () => {
+    const neverCloses: FeedQueue = async (queue, ids) => {
+      for (const id of ids) await queue.put(id);
+      return [];
+    };
+    const store = new JobStore();
+    const run = runThreadedBatch({ store, ids: [1, 2, 3], workMs: 10, feed: neverCloses, timeoutMs: 4_000 });
+    await expect(run).rejects.toBeInstanceOf(ThreadedBatchTimeoutError);
+    expect(store.list()[0]).toMatchObject({ state: 'failed', error: 'timed out after 4000 ms' });
+  });
+});

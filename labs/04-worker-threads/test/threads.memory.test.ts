@@ -1,0 +1,26 @@
+// Why the counters live in a SharedArrayBuffer: everything else a worker receives is a copy.
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+
+// Plain JavaScript, so the thread needs no TypeScript loader.
+const mutateBoth = `
+  const { workerData, parentPort } = require('node:worker_threads');
+  workerData.counts.done += 1;
+  new Int32Array(workerData.shared)[0] += 1;
+  parentPort.postMessage(workerData.counts.done);
+`;
+
+describe('memory between threads', () => {
+  it('When a worker changes an object and a SharedArrayBuffer it was given, Then the main thread sees only the shared memory change', async () => {
+    const counts = { done: 0 };
+    const shared = new SharedArrayBuffer(4);
+    const worker = new Worker(mutateBoth, { eval: true, workerData: { counts, shared } });
+    const seenInWorker = await new Promise((resolve) => worker.once('message', resolve));
+    const exitCode = await new Promise((resolve) => worker.once('exit', resolve));
+
+    expect(seenInWorker).toBe(1); // the worker changed its copy...
+    expect(counts.done).toBe(0); // ...and the main thread's object never moved
+    expect(new Int32Array(shared)[0]).toBe(1); // shared memory is the same memory
+    expect(exitCode).toBe(0);
+  });
+});
