@@ -71,8 +71,10 @@ function earlierLabsCheck(labsDir: string, labDir: string, labs: readonly string
     // Six real verify runs, one after another, on a busy 2-core machine.
     timeoutMs: 15 * 60_000,
     run: async () => {
+      const runStarted = Number(process.env.TASKS_LAB_RUN_STARTED);
       const record = await runEarlierLabs(labsDir, {
         labs,
+        reuseSince: Number.isFinite(runStarted) && runStarted > 0 ? runStarted : undefined,
         onLab: (run) => console.log(`    … lab ${run.lab}: ${run.status} (${run.summary}, ${(run.ms / 1000).toFixed(1)} s)`),
       });
       const file = writeEarlierLabsRecord(labDir, record);

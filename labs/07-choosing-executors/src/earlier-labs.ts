@@ -1,7 +1,7 @@
 // Runs the verify script of each earlier lab as a real child process and records
 // what it reported. Lesson 07 bases its decision record on what lessons 01-06
 // showed on this machine, so it first re-runs them and keeps the outcome.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTsProcess } from '@tasks-lab/lab-kit';
 
@@ -57,6 +57,37 @@ export function judgeRun(summary: VerifySummary | null, exitCode: number | null)
 export interface RunLabOptions {
   /** A lab whose verify runs longer than this is killed and recorded as timed out. @defaultValue 180000 */
   timeoutMs?: number;
+  /**
+   * Epoch ms. When a lab's verify already wrote its .lab-result.json at or after this
+   * time, record that run instead of starting another one. `pnpm test` sets it (through
+   * TASKS_LAB_RUN_STARTED) after turbo has run labs 01-06's verify in the same run, so CI
+   * does not run them twice. A student's `pnpm lab 07` always runs them afresh.
+   */
+  reuseSince?: number;
+}
+
+/** The verify run of `lab` recorded at or after `since`, if there is one. */
+export function recentRun(labDir: string, lab: string, since: number): EarlierLabRun | undefined {
+  try {
+    const result = JSON.parse(readFileSync(join(labDir, '.lab-result.json'), 'utf8')) as {
+      passed: number;
+      failed: number;
+      finishedAt: string;
+    };
+    if (Date.parse(result.finishedAt) < since) return undefined;
+    const line = `${result.passed} passed, ${result.failed} failed`;
+    return {
+      lab,
+      status: judgeRun({ passed: result.passed, failed: result.failed, line }, result.failed === 0 ? 0 : 1),
+      passed: result.passed,
+      failed: result.failed,
+      exitCode: result.failed === 0 ? 0 : 1,
+      ms: 0,
+      summary: `${line} (run by this \`pnpm test\` at ${result.finishedAt.slice(11, 19)} UTC)`,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `<labsDir>/<lab>/scripts/verify.ts` with the lab folder as working directory. */
@@ -66,6 +97,8 @@ export async function runLabVerify(labsDir: string, lab: string, options: RunLab
   if (!existsSync(script)) {
     return { lab, status: 'missing', passed: null, failed: null, exitCode: null, ms: 0, summary: `no scripts/verify.ts in labs/${lab}` };
   }
+  const reused = options.reuseSince === undefined ? undefined : recentRun(labDir, lab, options.reuseSince);
+  if (reused) return reused;
   const started = Date.now();
   const child = startTsProcess(script, { cwd: labDir });
   const timeoutMs = options.timeoutMs ?? 180_000;

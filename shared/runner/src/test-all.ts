@@ -61,7 +61,7 @@ const started = Date.now();
 const turbo = spawnSync(
   'pnpm',
   ['exec', 'turbo', 'run', 'typecheck', 'test', 'verify', '--concurrency=2', ...process.argv.slice(2)],
-  { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
+  { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TASKS_LAB_RUN_STARTED: String(started) } },
 );
 console.log('\nExercises: every untouched exercise must fail, every solution must pass');
 const exercises = await checkAllExercises();
