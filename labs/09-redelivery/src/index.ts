@@ -1,0 +1,1 @@
+export * from '@tasks-lab/08-broker-worker';

@@ -1,0 +1,1 @@
+export * from '@tasks-lab/09-redelivery';

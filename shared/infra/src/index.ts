@@ -1,0 +1,6 @@
+export * from './settings.ts';
+export * from './credentials.ts';
+export * from './probe.ts';
+export * from './services.ts';
+export * from './connections.ts';
+export * from './private-redis.ts';

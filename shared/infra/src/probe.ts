@@ -1,0 +1,90 @@
+// Asking a port what is behind it, without ever printing a password.
+import { connect } from 'node:net';
+import { Redis } from 'ioredis';
+import mysql from 'mysql2/promise';
+
+export type ProbeState = 'healthy' | 'down' | 'auth-failed' | 'other-service';
+
+export interface ProbeResult {
+  state: ProbeState;
+  version?: string;
+  /** A short reason, safe to print (no credentials). */
+  detail: string;
+}
+
+/** True when something accepts TCP connections on host:port. */
+export function portInUse(port: number, host = '127.0.0.1', timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host });
+    const done = (used: boolean) => {
+      socket.destroy();
+      resolve(used);
+    };
+    socket.setTimeout(timeoutMs, () => done(true));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export async function probeRedis(port: number, password: string, host = '127.0.0.1'): Promise<ProbeResult> {
+  if (!(await portInUse(port, host))) return { state: 'down', detail: `nothing listens on ${host}:${port}` };
+  const client = new Redis({
+    host,
+    port,
+    password,
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const pong = await client.ping();
+    const info = await client.info('server');
+    const version = /redis_version:(\S+)/.exec(info)?.[1];
+    return { state: pong === 'PONG' ? 'healthy' : 'other-service', version, detail: `PING -> ${pong}` };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(message)) {
+      return { state: 'auth-failed', detail: 'a Redis answers but rejects the password in .env.tasks' };
+    }
+    return { state: 'other-service', detail: `something answers on ${host}:${port} but not as Redis does (${message.slice(0, 80)})` };
+  } finally {
+    client.disconnect();
+  }
+}
+
+export async function probeMysql(
+  port: number,
+  user: string,
+  password: string,
+  host = '127.0.0.1',
+): Promise<ProbeResult> {
+  if (!(await portInUse(port, host))) return { state: 'down', detail: `nothing listens on ${host}:${port}` };
+  let connection: mysql.Connection | undefined;
+  try {
+    connection = await mysql.createConnection({ host, port, user, password, connectTimeout: 3000 });
+    const [rows] = await connection.query<mysql.RowDataPacket[]>('select version() as version');
+    return { state: 'healthy', version: String(rows[0].version), detail: 'SELECT 1 as the app user works' };
+  } catch (err) {
+    const e = err as { code?: string; errno?: number; message?: string };
+    if (e.code === 'ER_ACCESS_DENIED_ERROR' || e.errno === 1045 || e.errno === 1698) {
+      return { state: 'auth-failed', detail: `a MySQL-compatible server answers but rejects user ${user} with the password in .env.tasks` };
+    }
+    return {
+      state: 'other-service',
+      detail: `something answers on ${host}:${port} but not as MySQL does (${(e.code ?? e.message ?? 'error').slice(0, 80)})`,
+    };
+  } finally {
+    await connection?.end().catch(() => {});
+  }
+}
+
+/** "10.11.19-MariaDB-0+deb12u1" -> { flavour: 'mariadb', version: '10.11.19' } */
+export function parseServerVersion(text: string): { flavour: 'mariadb' | 'mysql'; version: string } | undefined {
+  const match = /(\d+\.\d+\.\d+)/.exec(text);
+  if (!match) return undefined;
+  return { flavour: /mariadb/i.test(text) ? 'mariadb' : 'mysql', version: match[1] };
+}
