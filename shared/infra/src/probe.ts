@@ -38,7 +38,11 @@ export async function probeRedis(port: number, password: string, host = '127.0.0
     retryStrategy: () => null,
     enableOfflineQueue: false,
   });
-  client.on('error', () => {});
+  // A failed AUTH arrives as an 'error' event; connect() itself only says "Connection is closed".
+  let lastError = '';
+  client.on('error', (err: Error) => {
+    lastError = err.message;
+  });
   try {
     await client.connect();
     const pong = await client.ping();
@@ -46,7 +50,7 @@ export async function probeRedis(port: number, password: string, host = '127.0.0
     const version = /redis_version:(\S+)/.exec(info)?.[1];
     return { state: pong === 'PONG' ? 'healthy' : 'other-service', version, detail: `PING -> ${pong}` };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = `${err instanceof Error ? err.message : String(err)} ${lastError}`;
     if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(message)) {
       return { state: 'auth-failed', detail: 'a Redis answers but rejects the password in .env.tasks' };
     }

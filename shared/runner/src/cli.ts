@@ -8,6 +8,7 @@
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
 //   pnpm lab check-exercises    every untouched exercise fails, every solution passes
 import { relative } from 'node:path';
+import { InfraError, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
@@ -49,7 +50,23 @@ function requireLab(arg: string | undefined): Lab {
   return lab;
 }
 
+/** Labs from lesson 08 on need Redis and the database: bring them up first (idempotent). */
+async function ensureServices(lab: Lab): Promise<boolean> {
+  if (lab.needs.length === 0) return true;
+  try {
+    await ensureInfra({ services: lab.needs, log: (line) => console.log(`[infra] ${line}`) });
+    return true;
+  } catch (err) {
+    if (!(err instanceof InfraError)) throw err;
+    console.log(`Lesson ${lab.lesson.number} needs ${lab.needs.join(' and ')}, which cannot start:`);
+    for (const p of err.problems) console.log(`  ${p.service}: ${p.message}`);
+    console.log('0 passed, 1 failed');
+    return false;
+  }
+}
+
 async function verify(lab: Lab): Promise<number> {
+  if (!(await ensureServices(lab))) return 1;
   console.log(`Running ${relative(REPO_ROOT, lab.dir)}/scripts/verify.ts\n`);
   const { exitCode, result } = await runVerifyOnce(lab);
   if (!result) console.log(`\nThe verify script stopped before reporting (exit code ${exitCode}).\n0 passed, 1 failed`);
@@ -57,6 +74,7 @@ async function verify(lab: Lab): Promise<number> {
 }
 
 async function repeat(lab: Lab, times: number): Promise<number> {
+  if (!(await ensureServices(lab))) return 1;
   console.log(`Running lesson ${lab.lesson.number}'s checks ${times} times to find any whose outcome varies.`);
   const reports = [];
   for (let run = 1; run <= times; run++) {

@@ -20,6 +20,8 @@ export interface Lab {
   dir: string;
   packageName: string;
   doc: string;
+  /** The services the lab's checks use ("redis", "mysql"); `pnpm lab` brings them up first. */
+  needs: Array<'redis' | 'mysql'>;
   exercise?: ExerciseInfo;
 }
 
@@ -39,13 +41,14 @@ export function findLab(lesson: Lesson, labsDir = LABS_DIR): Lab | undefined {
   if (!existsSync(manifestPath)) return undefined;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
     name: string;
-    lab?: { doc?: string; exercise?: ExerciseInfo };
+    lab?: { doc?: string; needs?: Array<'redis' | 'mysql'>; exercise?: ExerciseInfo };
   };
   return {
     lesson,
     dir,
     packageName: manifest.name,
     doc: manifest.lab?.doc ?? `docs/${folder}.md`,
+    needs: manifest.lab?.needs ?? [],
     exercise: manifest.lab?.exercise,
   };
 }

@@ -2,9 +2,10 @@
 //   1. turbo runs every package's typecheck, vitest tests and verify script
 //   2. every exercise fails untouched and every solution passes
 //   3. one closing line adds up tests, verify checks and exercise checks
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ENV_FILE, ensureInfra, loadCredentials } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
 import { checkAllExercises } from './exercises.ts';
 import { REPO_ROOT } from './labs.ts';
@@ -57,11 +58,31 @@ function tallyReports(since: number): { tests: Tally; checks: Tally; missing: st
   return { tests, checks, missing };
 }
 
+/** Runs a command, echoing its output and keeping a copy (to look for leaked secrets). */
+function runEchoed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      process.stderr.write(chunk);
+    });
+    child.on('close', (code) => resolve({ status: code ?? 1, output }));
+  });
+}
+
 const started = Date.now();
-const turbo = spawnSync(
+// Lessons 08+ need Redis and the database. Start them once, before turbo runs labs in parallel.
+const needsServices = packageDirs().some((dir) => /"needs"/.test(readFileSync(join(dir, 'package.json'), 'utf8')));
+if (needsServices) await ensureInfra({ log: (line) => console.log(`[infra] ${line}`) });
+const turbo = await runEchoed(
   'pnpm',
   ['exec', 'turbo', 'run', 'typecheck', 'test', 'verify', '--concurrency=2', ...process.argv.slice(2)],
-  { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TASKS_LAB_RUN_STARTED: String(started) } },
+  { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TASKS_LAB_RUN_STARTED: String(started) },
 );
 console.log('\nExercises: every untouched exercise must fail, every solution must pass');
 const exercises = await checkAllExercises();
@@ -69,12 +90,20 @@ const { tests, checks, missing } = tallyReports(started);
 const exercisePassed = exercises.filter((r) => r.ok).length;
 const exerciseFailed = exercises.length - exercisePassed;
 
+// The generated passwords must never reach any output: look for each one in everything printed.
+let leaks = 0;
+if (existsSync(ENV_FILE)) {
+  const c = loadCredentials();
+  leaks = [c.redisPassword, c.mysqlRootPassword, c.mysqlPassword].filter((secret) => turbo.output.includes(secret)).length;
+}
+
 console.log('');
 console.log(`vitest tests:     ${formatSummary(tests)}`);
 console.log(`verify checks:    ${formatSummary(checks)}`);
 console.log(`exercise checks:  ${formatSummary({ passed: exercisePassed, failed: exerciseFailed })}`);
+console.log(`secrets:          ${leaks === 0 ? 'no generated password appears in the output' : `${leaks} generated password(s) appear in the output`}`);
 for (const line of missing) console.log(`missing: ${line}`);
-if (turbo.status !== 0) console.log(`turbo exited with ${turbo.status ?? turbo.signal}: a typecheck, test or verify failed (see above)`);
-const failed = tests.failed + checks.failed + exerciseFailed + missing.length + (turbo.status === 0 ? 0 : 1);
+if (turbo.status !== 0) console.log(`turbo exited with ${turbo.status}: a typecheck, test or verify failed (see above)`);
+const failed = tests.failed + checks.failed + exerciseFailed + missing.length + leaks + (turbo.status === 0 ? 0 : 1);
 console.log(formatSummary({ passed: tests.passed + checks.passed + exercisePassed, failed }));
 process.exitCode = failed === 0 ? 0 : 1;

@@ -14,7 +14,7 @@ function lab(index: number, files: Record<string, string>): Lab {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
   }
-  return { lesson: LESSONS[index], dir, packageName: `lab${index}`, doc: 'doc.md' };
+  return { lesson: LESSONS[index], dir, packageName: `lab${index}`, doc: 'doc.md', needs: [] };
 }
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
