@@ -3,8 +3,8 @@
 // prints one line per check and a closing "N passed, N failed" line, writes the
 // outcome to .lab-result.json (so `pnpm lab` remembers it), and sets a non-zero
 // exit code when any check failed.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export interface CheckOutcome {
   ok: boolean;
@@ -91,6 +91,18 @@ export interface VerifyOptions {
   resultDir?: string;
 }
 
+/** "Next: pnpm lab 03 (labs/03-background-tasks)" when the next lab exists beside this one. */
+export function nextLessonHint(lesson: string, labDir: string): string {
+  const next = String(Number(lesson) + 1).padStart(2, '0');
+  const labsDir = dirname(labDir);
+  const folder = existsSync(labsDir) && basename(labsDir) === 'labs'
+    ? readdirSync(labsDir).find((name) => name.startsWith(`${next}-`))
+    : undefined;
+  return folder
+    ? `Next: pnpm lab ${next} (labs/${folder}, docs/${folder}.md)`
+    : 'That is the last lesson available so far (`pnpm lab` lists them).';
+}
+
 /** The whole verify: header, one line per check, summary, result file, exit code. */
 export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
   console.log(`Lesson ${options.lesson}: ${options.title}`);
@@ -99,7 +111,7 @@ export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
   if (report.failed > 0) {
     console.log(`Some checks failed. The lesson doc explains each check: ${options.doc}`);
   } else {
-    console.log(`All checks passed. Next: the next lesson (\`pnpm lab\` lists them).`);
+    console.log(`All checks passed. ${nextLessonHint(options.lesson, options.resultDir ?? process.cwd())}`);
   }
   console.log(formatSummary(report));
   const file = join(options.resultDir ?? process.cwd(), '.lab-result.json');
