@@ -1,0 +1,30 @@
+// Try it yourself (lesson 08): after the wait ran out, look the export up again by
+// the SAME business id. Three answers must stay apart: still pending, finished
+// (with the worker's result or its failure), and unknown to Redis: never submitted,
+// or removed after its hour. "Unknown" is not "waiting" (Celery's PENDING blurs the two).
+import type { ExportMessage } from '@tasks-lab/07-choosing-executors';
+import type { JobState, Queue } from 'bullmq';
+import type { ArtifactResult } from '../src/artifacts.ts';
+
+export type ExportLookup =
+  | { state: 'unknown'; jobId: string }
+  | { state: 'pending'; jobId: string; detail: JobState }
+  | { state: 'completed'; jobId: string; result: ArtifactResult }
+  | { state: 'failed'; jobId: string; reason: string };
+
+export async function lookupExport(queue: Queue<ExportMessage, ArtifactResult>, jobId: string): Promise<ExportLookup> {
+  const job = await queue.getJob(jobId);
+  if (!job) {
+    // TODO: Redis has no job under this id (never submitted, or removed after its hour).
+    //       Say "unknown" instead of failing; it must not look like "waiting" either.
+    throw new Error(`no job ${jobId}`);
+  }
+  const state = await job.getState();
+  if (state === 'completed') {
+    // TODO: return the worker's result. BullMQ keeps it in the job hash, next to the data.
+    return { state: 'pending', jobId, detail: state };
+  }
+  if (state === 'failed') return { state: 'failed', jobId, reason: job.failedReason };
+  if (state === 'unknown') return { state: 'unknown', jobId };
+  return { state: 'pending', jobId, detail: state };
+}

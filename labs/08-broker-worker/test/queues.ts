@@ -1,0 +1,18 @@
+// Test helpers: a unique queue name per test run, and removing it afterwards.
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { brokerConnection, QUEUE_PREFIX, queueConnection } from '../src/broker.ts';
+
+export const uniqueQueueName = (label: string) => `exports-${label}-${randomUUID().slice(0, 8)}`;
+
+/** Deletes every key of the test queues (force: even with jobs still active). */
+export async function obliterateQueues(names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    const queue = new Queue(name, { connection: queueConnection(brokerConnection()), prefix: QUEUE_PREFIX });
+    try {
+      await queue.obliterate({ force: true });
+    } finally {
+      await queue.close();
+    }
+  }
+}
