@@ -1,0 +1,40 @@
+// The export queue as the producer and the drills see it. Every Queue, Worker and
+// QueueEvents of this lab uses the prefix `tasks-lab09`, so labs running at the same
+// time on the same Redis never see each other's keys.
+import { Queue, type ConnectionOptions, type Job, type JobState } from 'bullmq';
+import type { RedisOptions } from 'ioredis';
+import { labPrefix, redisOptions } from '@tasks-lab/infra';
+import { waitFor } from '@tasks-lab/lab-kit';
+
+export const EXPORT_TASK_NAME = 'products.export';
+
+export function openExportQueue(queueName: string): Queue {
+  // A producer should fail fast when Redis is gone rather than queue commands in memory.
+  return new Queue(queueName, { connection: bullConnection({ enableOfflineQueue: false }), prefix: labPrefix('09') });
+}
+
+/** Polls a job until it reaches one of `states` (polling, not events: a SIGKILLed worker sends no events). */
+export async function waitForJobState(
+  queue: Queue,
+  bullJobId: string,
+  states: JobState[],
+  timeoutMs = 60_000,
+): Promise<{ state: JobState; job: Job }> {
+  return waitFor(
+    `job ${bullJobId} to reach ${states.join(' or ')}`,
+    async () => {
+      const job = await queue.getJob(bullJobId);
+      if (!job) return undefined;
+      const state = await job.getState();
+      return (states as string[]).includes(state) ? { state: state as JobState, job } : undefined;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+}
+
+/**
+ * BullMQ's connection type is declared against its own copy of ioredis's options and
+ * disagrees with ioredis on one detail (retryStrategy may be null); the values are the
+ * same, so we state the type once here instead of at every Queue and Worker.
+ */
+export const bullConnection = (overrides: RedisOptions = {}): ConnectionOptions => redisOptions(overrides) as ConnectionOptions;

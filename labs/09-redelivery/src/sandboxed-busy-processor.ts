@@ -1,0 +1,13 @@
+// A sandboxed processor: BullMQ forks a child process and runs this file's default
+// export there. The busy loop freezes only the child; the parent worker's event loop
+// stays free and keeps renewing the job's lock. The parent passes QUEUE_NAME.
+import type { SandboxedJob } from 'bullmq';
+import { Redis } from 'ioredis';
+import { redisOptions } from '@tasks-lab/infra';
+import { runBusyJob, type BusyJobData } from './busy-work.ts';
+
+const log = new Redis(redisOptions());
+
+export default async function processBusyJob(job: SandboxedJob<BusyJobData>): Promise<{ pid: number; spins: number }> {
+  return runBusyJob(log, process.env.QUEUE_NAME ?? 'busy', job);
+}

@@ -1,0 +1,65 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sampleMessage, type ExportMessage } from '@tasks-lab/08-broker-worker';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { finalArtifactPath, isTempArtifact, renderArtifactBytes, sha256Hex, writeArtifactAtomically } from '../src/artifact.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tasks-lab09-unit-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('renderArtifactBytes', () => {
+  it('When the same snapshot arrives with its keys in another order, Then the bytes and digest are identical', () => {
+    const message = sampleMessage(2);
+    const reordered = {
+      products: message.products.map((p) => ({ price_cents: p.price_cents, is_active: p.is_active, description: p.description, name: p.name, id: p.id })),
+      job_id: message.job_id,
+    } as ExportMessage;
+    expect(sha256Hex(renderArtifactBytes(reordered))).toBe(sha256Hex(renderArtifactBytes(message)));
+  });
+
+  it('When one product field changes, Then the digest changes', () => {
+    const message = sampleMessage(2);
+    const changed = structuredClone(message);
+    changed.products[1].price_cents += 1;
+    expect(sha256Hex(renderArtifactBytes(changed))).not.toBe(sha256Hex(renderArtifactBytes(message)));
+  });
+});
+
+describe('writeArtifactAtomically', () => {
+  it('When a job is written twice, Then there is one file named after the job id, with the reported digest, and no temp file', async () => {
+    const message = sampleMessage(3);
+    const first = await writeArtifactAtomically(dir, message);
+    const second = await writeArtifactAtomically(dir, message);
+
+    expect(first.path).toBe(finalArtifactPath(dir, message.job_id));
+    expect(second).toEqual(first);
+    expect(await readdir(dir)).toEqual([`${message.job_id}.json`]);
+    expect(sha256Hex(await readFile(first.path))).toBe(first.sha256);
+  });
+
+  it('When the rename fails, Then the temp file is removed and the error is raised', async () => {
+    const message = sampleMessage(1);
+    // A directory where the final file should go makes rename() fail.
+    await mkdir(finalArtifactPath(dir, message.job_id));
+    await expect(writeArtifactAtomically(dir, message)).rejects.toThrow();
+    expect((await readdir(dir)).filter(isTempArtifact)).toEqual([]);
+    expect((await stat(finalArtifactPath(dir, message.job_id))).isDirectory()).toBe(true);
+  });
+
+  it('When the afterRename hook runs, Then the final file is already complete', async () => {
+    const message = sampleMessage(2);
+    let seen: string | undefined;
+    await writeArtifactAtomically(dir, message, {
+      afterRename: async (outcome) => {
+        seen = sha256Hex(await readFile(outcome.path));
+      },
+    });
+    expect(seen).toBe(sha256Hex(renderArtifactBytes(message)));
+  });
+});
