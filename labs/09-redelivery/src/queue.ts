@@ -3,7 +3,8 @@
 // time on the same Redis never see each other's keys.
 import { Queue, type ConnectionOptions, type Job, type JobState } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { labPrefix, redisOptions } from '@tasks-lab/infra';
+import { labPrefix } from '@tasks-lab/infra';
+import { brokerConnection, queueConnection } from '@tasks-lab/08-broker-worker';
 import { waitFor } from '@tasks-lab/lab-kit';
 
 export const EXPORT_TASK_NAME = 'products.export';
@@ -32,9 +33,5 @@ export async function waitForJobState(
   );
 }
 
-/**
- * BullMQ's connection type is declared against its own copy of ioredis's options and
- * disagrees with ioredis on one detail (retryStrategy may be null); the values are the
- * same, so we state the type once here instead of at every Queue and Worker.
- */
-export const bullConnection = (overrides: RedisOptions = {}): ConnectionOptions => redisOptions(overrides) as ConnectionOptions;
+/** Lab 08's broker connection (from @tasks-lab/infra), typed for BullMQ's Queue and Worker. */
+export const bullConnection = (overrides: RedisOptions = {}): ConnectionOptions => queueConnection(brokerConnection(overrides));

@@ -1,8 +1,7 @@
-// BullMQ declares its connection type against its own copy of ioredis's options, which
-// disagrees with ioredis on one detail (retryStrategy may be null). The values are
-// the same, so the cast is stated once here.
+// Lab 08's broker connection, typed for BullMQ (the one cast lives there).
 import type { ConnectionOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { redisOptions } from '@tasks-lab/infra';
+import { brokerConnection, queueConnection } from '@tasks-lab/09-redelivery';
 
-export const retryLabConnection = (overrides: RedisOptions = {}): ConnectionOptions => redisOptions(overrides) as ConnectionOptions;
+export const retryLabConnection = (overrides: RedisOptions = {}): ConnectionOptions =>
+  queueConnection(brokerConnection(overrides));
