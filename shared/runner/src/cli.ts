@@ -29,6 +29,12 @@ const USAGE = `Usage:
 
 class UsageError extends Error {}
 
+// `pnpm lab diff 11 12 | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 function listLessons(): number {
   console.log('tasks-lab: sixteen lessons on asynchronous task processing\n');
   for (const lesson of LESSONS) {
