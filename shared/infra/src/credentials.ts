@@ -95,3 +95,13 @@ export function loadCredentials(file = ENV_FILE): Credentials {
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^:@/]*):([^@/]*)@/i, '$1$2:***@');
 }
+
+/**
+ * How many of the generated passwords appear in `text` (0 is the only good answer).
+ * Used on everything `pnpm lab` and `pnpm test` print. Nothing to find without an env file.
+ */
+export function countLeakedSecrets(text: string, file = ENV_FILE): number {
+  if (!existsSync(file)) return 0;
+  const c = loadCredentials(file);
+  return [c.redisPassword, c.mysqlRootPassword, c.mysqlPassword].filter((secret) => text.includes(secret)).length;
+}

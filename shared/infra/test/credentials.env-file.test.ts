@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadCredentials, prepareCredentials, redactUrl } from '../src/credentials.ts';
+import { countLeakedSecrets, loadCredentials, prepareCredentials, redactUrl } from '../src/credentials.ts';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,5 +42,14 @@ describe('credentials', () => {
   it('When a URL carries a password, Then redactUrl hides it', () => {
     expect(redactUrl('redis://default:s3cret@127.0.0.1:6384/0')).toBe('redis://default:***@127.0.0.1:6384/0');
     expect(redactUrl('mysql://tasks:s3cret@127.0.0.1:3307/tasks_lab11')).toBe('mysql://tasks:***@127.0.0.1:3307/tasks_lab11');
+  });
+
+  it('When output contains a generated password, Then countLeakedSecrets finds it; clean output counts 0', () => {
+    dir = mkdtempSync(join(tmpdir(), 'creds-'));
+    const file = join(dir, '.env.tasks');
+    const c = loadCredentials(file);
+    expect(countLeakedSecrets(`connecting with ${c.redisPassword}\n`, file)).toBe(1);
+    expect(countLeakedSecrets(`redis://default:***@127.0.0.1:6384\n`, file)).toBe(0);
+    expect(countLeakedSecrets('anything', join(dir, 'missing'))).toBe(0);
   });
 });

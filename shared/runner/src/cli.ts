@@ -8,7 +8,7 @@
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
 //   pnpm lab check-exercises    every untouched exercise fails, every solution passes
 import { relative } from 'node:path';
-import { InfraError, ensureInfra } from '@tasks-lab/infra';
+import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
@@ -74,17 +74,22 @@ async function ensureServices(lab: Lab): Promise<boolean> {
 async function verify(lab: Lab): Promise<number> {
   if (!(await ensureServices(lab))) return 1;
   console.log(`Running ${relative(REPO_ROOT, lab.dir)}/scripts/verify.ts\n`);
-  const { exitCode, result } = await runVerifyOnce(lab);
+  const { exitCode, result, output } = await runVerifyOnce(lab);
   if (!result) console.log(`\nThe verify script stopped before reporting (exit code ${exitCode}).\n0 passed, 1 failed`);
-  return result && result.failed === 0 && exitCode === 0 ? 0 : 1;
+  // Lessons 08+ handle generated passwords: none may ever appear in what a student sees.
+  const leaks = countLeakedSecrets(output);
+  if (leaks > 0) console.log(`✗ FAIL  ${leaks} generated password(s) from .env.tasks appeared in the output above`);
+  return result && result.failed === 0 && exitCode === 0 && leaks === 0 ? 0 : 1;
 }
 
 async function repeat(lab: Lab, times: number): Promise<number> {
   if (!(await ensureServices(lab))) return 1;
   console.log(`Running lesson ${lab.lesson.number}'s checks ${times} times to find any whose outcome varies.`);
   const reports = [];
+  let leaks = 0;
   for (let run = 1; run <= times; run++) {
-    const { exitCode, result } = await runVerifyOnce(lab, { quiet: true });
+    const { exitCode, result, output } = await runVerifyOnce(lab, { quiet: true });
+    leaks += countLeakedSecrets(output);
     const line = result ? formatSummary(result) : `crashed before reporting (exit code ${exitCode})`;
     console.log(`  run ${run}/${times}: ${line}`);
     reports.push(result ?? { results: [], passed: 0, failed: 1 });
@@ -97,7 +102,8 @@ async function repeat(lab: Lab, times: number): Promise<number> {
     `\n${summary.stablePassing.length} stable, ${summary.varying.length} varying, ${summary.stableFailing.length} always failing` +
       (crashed ? `, ${crashed} runs crashed` : ''),
   );
-  const bad = summary.varying.length + summary.stableFailing.length + crashed;
+  if (leaks > 0) console.log(`✗ FAIL  a generated password from .env.tasks appeared ${leaks} time(s) in the output`);
+  const bad = summary.varying.length + summary.stableFailing.length + crashed + leaks;
   console.log(formatSummary({ passed: summary.stablePassing.length, failed: bad }));
   return bad === 0 ? 0 : 1;
 }

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENV_FILE, ensureInfra, loadCredentials } from '@tasks-lab/infra';
+import { countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
 import { checkAllExercises } from './exercises.ts';
 import { REPO_ROOT } from './labs.ts';
@@ -91,11 +91,7 @@ const exercisePassed = exercises.filter((r) => r.ok).length;
 const exerciseFailed = exercises.length - exercisePassed;
 
 // The generated passwords must never reach any output: look for each one in everything printed.
-let leaks = 0;
-if (existsSync(ENV_FILE)) {
-  const c = loadCredentials();
-  leaks = [c.redisPassword, c.mysqlRootPassword, c.mysqlPassword].filter((secret) => turbo.output.includes(secret)).length;
-}
+const leaks = countLeakedSecrets(turbo.output);
 
 console.log('');
 console.log(`vitest tests:     ${formatSummary(tests)}`);
