@@ -3,8 +3,7 @@
 // the frozen snapshot, and the bytes appear under the final name all at once.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { ExportMessage } from '@tasks-lab/08-broker-worker';
+import { artifactPath, type ExportMessage } from '@tasks-lab/08-broker-worker';
 
 /** How the artifact's bytes are made from a message (swappable to show a non-deterministic one). */
 export type RenderArtifact = (message: ExportMessage) => Buffer;
@@ -43,7 +42,11 @@ function sortKeys(value: unknown): unknown {
 
 export const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
-export const finalArtifactPath = (dir: string, jobId: string): string => join(dir, `${jobId}.json`);
+/**
+ * The job's one output file. The id comes from a message in Redis, which anyone with the
+ * password can write: lab 08's artifactPath checks it is a UUID before it becomes a path.
+ */
+export const finalArtifactPath = (dir: string, jobId: string): string => artifactPath(jobId, dir);
 
 /** Temp names start with the final name, so a listing shows which job left one behind. */
 export const isTempArtifact = (fileName: string): boolean => fileName.includes('.json.tmp-');

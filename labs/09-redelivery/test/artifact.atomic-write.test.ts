@@ -63,3 +63,12 @@ describe('writeArtifactAtomically', () => {
     expect(seen).toBe(sha256Hex(renderArtifactBytes(message)));
   });
 });
+
+describe('writeArtifactAtomically with a bad id', () => {
+  it('When a message in Redis carries a job_id that is not a UUID, Then nothing is written and the error names the id', async () => {
+    const message = { ...sampleMessage(1), job_id: '../../escape' } as ExportMessage;
+    await expect(writeArtifactAtomically(dir, message)).rejects.toThrow(/escape/);
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
+  });
+});
+
