@@ -13,18 +13,19 @@ export type ExportLookup =
   | { state: 'failed'; jobId: string; reason: string };
 
 export async function lookupExport(queue: Queue<ExportMessage, ArtifactResult>, jobId: string): Promise<ExportLookup> {
-  const job = await queue.getJob(jobId);
-  if (!job) {
+  // State first, then the job's fields: read the other way round, a job that finishes
+  // between the two reads looks "completed" but carries no result yet.
+  const state = await queue.getJobState(jobId);
+  const job = state === 'unknown' ? undefined : await queue.getJob(jobId);
+  if (state === 'unknown' || !job) {
     // TODO: Redis has no job under this id (never submitted, or removed after its hour).
     //       Say "unknown" instead of failing; it must not look like "waiting" either.
     throw new Error(`no job ${jobId}`);
   }
-  const state = await job.getState();
   if (state === 'completed') {
     // TODO: return the worker's result. BullMQ keeps it in the job hash, next to the data.
     return { state: 'pending', jobId, detail: state };
   }
   if (state === 'failed') return { state: 'failed', jobId, reason: job.failedReason };
-  if (state === 'unknown') return { state: 'unknown', jobId };
   return { state: 'pending', jobId, detail: state };
 }

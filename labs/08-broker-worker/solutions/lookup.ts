@@ -13,15 +13,16 @@ export type ExportLookup =
   | { state: 'failed'; jobId: string; reason: string };
 
 export async function lookupExport(queue: Queue<ExportMessage, ArtifactResult>, jobId: string): Promise<ExportLookup> {
-  const job = await queue.getJob(jobId);
-  if (!job) {
+  // State first, then the job's fields: read the other way round, a job that finishes
+  // between the two reads looks "completed" but carries no result yet.
+  const state = await queue.getJobState(jobId);
+  const job = state === 'unknown' ? undefined : await queue.getJob(jobId);
+  if (state === 'unknown' || !job) {
     return { state: 'unknown', jobId };
   }
-  const state = await job.getState();
   if (state === 'completed') {
     return { state: 'completed', jobId, result: job.returnvalue };
   }
   if (state === 'failed') return { state: 'failed', jobId, reason: job.failedReason };
-  if (state === 'unknown') return { state: 'unknown', jobId };
   return { state: 'pending', jobId, detail: state };
 }

@@ -24,10 +24,12 @@ export async function waitForJobState(
   return waitFor(
     `job ${bullJobId} to reach ${states.join(' or ')}`,
     async () => {
+      // State first, then the job: read the other way round, a job that completes between
+      // the two reads comes back "completed" with the returnvalue of the earlier read (null).
+      const state = await queue.getJobState(bullJobId);
+      if (!(states as string[]).includes(state)) return undefined;
       const job = await queue.getJob(bullJobId);
-      if (!job) return undefined;
-      const state = await job.getState();
-      return (states as string[]).includes(state) ? { state: state as JobState, job } : undefined;
+      return job ? { state: state as JobState, job } : undefined;
     },
     { timeoutMs, intervalMs: 100 },
   );

@@ -85,9 +85,11 @@ async function finished(queue: Queue, jobId: string, timeoutMs = 30_000): Promis
   return waitFor(
     `job ${jobId} to finish`,
     async () => {
-      const job = await queue.getJob(jobId);
-      const state = await job?.getState();
-      return (state === 'completed' || state === 'failed') && job;
+      // State first, then the job: read the other way round, a job that finishes between
+      // the two reads comes back finished but with the fields of the earlier read.
+      const state = await queue.getJobState(jobId);
+      if (state !== 'completed' && state !== 'failed') return undefined;
+      return await queue.getJob(jobId);
     },
     { timeoutMs, intervalMs: 50 },
   );

@@ -34,9 +34,9 @@ afterAll(async () => {
 
 const settle = (jobId: string): Promise<Job> =>
   waitFor(`job ${jobId} to finish`, async () => {
-    const job = await queue.getJob(jobId);
-    const state = await job?.getState();
-    return (state === 'completed' || state === 'failed') && job;
+    // State first, then the job, so its fields are read after it finished.
+    const state = await queue.getJobState(jobId);
+    return (state === 'completed' || state === 'failed') && (await queue.getJob(jobId));
   }, { timeoutMs: 20_000 });
 
 describe('worker: retries on a real queue', () => {
