@@ -8,6 +8,11 @@ import { runBusyJob, type BusyJobData } from './busy-work.ts';
 
 const log = new Redis(redisOptions());
 
+// BullMQ keeps this child alive between jobs and stops it from the parent's close().
+// A parent killed with SIGKILL (the drills do that) never calls close(), and the child
+// would live on as an orphan. Its IPC channel closes when the parent dies: leave with it.
+process.once('disconnect', () => process.exit(0));
+
 export default async function processBusyJob(job: SandboxedJob<BusyJobData>): Promise<{ pid: number; spins: number }> {
   return runBusyJob(log, process.env.QUEUE_NAME ?? 'busy', job);
 }
