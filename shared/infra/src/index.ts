@@ -4,3 +4,4 @@ export * from './probe.ts';
 export * from './services.ts';
 export * from './connections.ts';
 export * from './private-redis.ts';
+export { nativeMysqlPid, nativeRedisPid } from './native.ts';

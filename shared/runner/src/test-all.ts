@@ -5,10 +5,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
+import { countLeakedSecrets, ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
 import { checkAllExercises } from './exercises.ts';
 import { REPO_ROOT } from './labs.ts';
+import { findLeftovers } from './leftovers.ts';
 
 interface Tally {
   passed: number;
@@ -93,14 +94,20 @@ const exerciseFailed = exercises.length - exercisePassed;
 
 // The generated passwords must never reach any output: look for each one in everything printed.
 const leaks = countLeakedSecrets(turbo.output);
+// Every worker, child and thread a lab started must be gone; the labs' own services stay up.
+const services = new Set([nativeRedisPid(), nativeMysqlPid()].filter((pid): pid is number => pid !== undefined));
+const leftovers = findLeftovers(REPO_ROOT, services);
 
 console.log('');
 console.log(`vitest tests:     ${formatSummary(tests)}`);
 console.log(`verify checks:    ${formatSummary(checks)}`);
 console.log(`exercise checks:  ${formatSummary({ passed: exercisePassed, failed: exerciseFailed })}`);
 console.log(`secrets:          ${leaks === 0 ? 'no generated password appears in the output' : `${leaks} generated password(s) appear in the output`}`);
+console.log(`processes:        ${leftovers.length === 0 ? 'nothing the labs started is still running' : `${leftovers.length} left running`}`);
+for (const p of leftovers) console.log(`left running: pid ${p.pid} ${p.command}`);
 for (const line of missing) console.log(`missing: ${line}`);
 if (turbo.status !== 0) console.log(`turbo exited with ${turbo.status}: a typecheck, test or verify failed (see above)`);
-const failed = tests.failed + checks.failed + exerciseFailed + missing.length + leaks + (turbo.status === 0 ? 0 : 1);
+const failed =
+  tests.failed + checks.failed + exerciseFailed + missing.length + leaks + leftovers.length + (turbo.status === 0 ? 0 : 1);
 console.log(formatSummary({ passed: tests.passed + checks.passed + exercisePassed, failed }));
 process.exitCode = failed === 0 ? 0 : 1;
