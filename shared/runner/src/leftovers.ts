@@ -8,21 +8,40 @@ export interface Leftover {
   command: string;
 }
 
-/** Start time of a process, in clock ticks since boot (field 22 of /proc/<pid>/stat). */
-function startTicks(pid: number | 'self'): number | undefined {
+/** Fields 3 onwards of /proc/<pid>/stat (the command name, field 2, may contain spaces). */
+function statFields(pid: number | 'self'): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces; the fields after it never do.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[19]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
 
+/** Start time in clock ticks since boot (field 22). */
+const startTicks = (pid: number | 'self') => {
+  const fields = statFields(pid);
+  return fields ? Number(fields[19]) : undefined;
+};
+
+/** Parent pid (field 4). */
+const parentOf = (pid: number) => {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : undefined;
+};
+
+/** True when `pid` is this process's child, grandchild, ... (e.g. tsx's own esbuild service). */
+function isOurDescendant(pid: number): boolean {
+  for (let current = parentOf(pid), hops = 0; current && current > 1 && hops < 64; current = parentOf(current), hops++) {
+    if (current === process.pid) return true;
+  }
+  return false;
+}
+
 /**
  * Processes whose command line mentions `root` and that started after this process did,
- * other than this process and the pids in `keep` (the labs' own Redis and database).
+ * other than this process, its own descendants, and the pids in `keep` (the labs' own
+ * Redis and database).
  */
 export function findLeftovers(root: string, keep: ReadonlySet<number>): Leftover[] {
   if (!existsSync('/proc/self/stat')) return [];
@@ -39,7 +58,7 @@ export function findLeftovers(root: string, keep: ReadonlySet<number>): Leftover
     }
     if (!command.includes(root)) continue;
     const started = startTicks(pid);
-    if (started !== undefined && started >= since) leftovers.push({ pid, command: command.slice(0, 160) });
+    if (started !== undefined && started >= since && !isOurDescendant(pid)) leftovers.push({ pid, command: command.slice(0, 160) });
   }
   return leftovers;
 }

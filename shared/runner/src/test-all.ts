@@ -80,10 +80,11 @@ const started = Date.now();
 // Lessons 08+ need Redis and the database. Start them once, before turbo runs labs in parallel.
 const needsServices = packageDirs().some((dir) => /"needs"/.test(readFileSync(join(dir, 'package.json'), 'utf8')));
 if (needsServices) await ensureInfra({ log: (line) => console.log(`[infra] ${line}`) });
-// --continue: one failing lab must not hide how the others did.
+// --continue: one failing lab must not hide how the others did. --no-daemon: a turbo daemon
+// outliving the run would look like a process a lab forgot to stop.
 const turbo = await runEchoed(
   'pnpm',
-  ['exec', 'turbo', 'run', 'typecheck', 'test', 'verify', '--concurrency=2', '--continue', ...process.argv.slice(2)],
+  ['exec', 'turbo', 'run', 'typecheck', 'test', 'verify', '--concurrency=2', '--continue', '--no-daemon', ...process.argv.slice(2)],
   { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TASKS_LAB_RUN_STARTED: String(started) },
 );
 console.log('\nExercises: every untouched exercise must fail, every solution must pass');
