@@ -4,12 +4,7 @@
 //
 // Check your work: pnpm lab 04 --exercise   (a hint: pnpm lab 04 --hint)
 import type { BoundedQueue } from '@tasks-lab/03-background-tasks';
-
-export interface PutTiming {
-  id: number;
-  /** How long this put waited for room in the queue. */
-  waitedMs: number;
-}
+import type { PutTiming } from '../src/producer.ts';
 
 export async function feedQueue(queue: BoundedQueue<number>, ids: readonly number[]): Promise<PutTiming[]> {
   const timings: PutTiming[] = [];

@@ -2,12 +2,7 @@
 // watch the producer wait. This is the producer of the batch: it feeds every id into
 // the bounded queue and reports how long each put had to wait for room.
 import type { BoundedQueue } from '@tasks-lab/03-background-tasks';
-
-export interface PutTiming {
-  id: number;
-  /** How long this put waited for room in the queue. */
-  waitedMs: number;
-}
+import type { PutTiming } from '../src/producer.ts';
 
 export async function feedQueue(queue: BoundedQueue<number>, ids: readonly number[]): Promise<PutTiming[]> {
   const timings: PutTiming[] = [];

@@ -78,10 +78,11 @@ export function recentRun(labDir: string, lab: string, since: number): EarlierLa
     const line = `${result.passed} passed, ${result.failed} failed`;
     return {
       lab,
-      status: judgeRun({ passed: result.passed, failed: result.failed, line }, result.failed === 0 ? 0 : 1),
+      // The result file is written only when every check ran; its counts decide alone.
+      status: result.failed === 0 && result.passed > 0 ? 'passed' : 'failed',
       passed: result.passed,
       failed: result.failed,
-      exitCode: result.failed === 0 ? 0 : 1,
+      exitCode: null, // that run belonged to turbo; its exit code is not ours to see
       ms: 0,
       summary: `${line} (run by this \`pnpm test\` at ${result.finishedAt.slice(11, 19)} UTC)`,
     };

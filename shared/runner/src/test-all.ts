@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { countLeakedSecrets, ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
 import { checkAllExercises } from './exercises.ts';
-import { REPO_ROOT } from './labs.ts';
+import { findLab, REPO_ROOT } from './labs.ts';
+import { LESSONS } from './lessons.ts';
 import { findLeftovers } from './leftovers.ts';
 
 interface Tally {
@@ -78,7 +79,7 @@ function runEchoed(command: string, args: string[], env: NodeJS.ProcessEnv): Pro
 
 const started = Date.now();
 // Lessons 08+ need Redis and the database. Start them once, before turbo runs labs in parallel.
-const needsServices = packageDirs().some((dir) => /"needs"/.test(readFileSync(join(dir, 'package.json'), 'utf8')));
+const needsServices = LESSONS.some((lesson) => (findLab(lesson)?.needs.length ?? 0) > 0);
 if (needsServices) await ensureInfra({ log: (line) => console.log(`[infra] ${line}`) });
 // --continue: one failing lab must not hide how the others did. --no-daemon: a turbo daemon
 // outliving the run would look like a process a lab forgot to stop.
