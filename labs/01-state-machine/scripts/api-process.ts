@@ -1,7 +1,8 @@
 // The lesson 01 API as a real OS process: the checks and the restart drill talk to it
 // over HTTP exactly as a browser or curl would, and kill it for real.
 import { fileURLToPath } from 'node:url';
-import { startTsProcess, type Exit, type LabProcess } from '@tasks-lab/lab-kit';
+import { launchProcess, SECOND, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
+import { SERVER_OPTIONS } from '../src/options.ts';
 
 /** The entry point `pnpm start` runs. */
 export const SERVER_SCRIPT = fileURLToPath(new URL('../src/server.ts', import.meta.url));
@@ -10,7 +11,7 @@ export const SERVER_SCRIPT = fileURLToPath(new URL('../src/server.ts', import.me
 const LISTENING_LINE = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 export interface ApiProcessOptions {
-  /** The .ts file to run. @defaultValue SERVER_SCRIPT */
+  /** The .ts file to run (a test passes a broken fixture server). @defaultValue SERVER_SCRIPT */
   script?: string;
   /** Extra environment variables for the process (PORT is always 0). */
   env?: NodeJS.ProcessEnv;
@@ -20,32 +21,25 @@ export interface ApiProcessOptions {
 
 export interface ApiProcess {
   url: string;
-  pid: number;
-  /** SIGKILL: the process gets no chance to save or clean anything. */
-  kill(): Promise<Exit>;
+  /** The OS process: `proc.kill()` is a crash (SIGKILL, nothing saved), `proc.stop(graceMs)` a polite stop. */
+  proc: LabProcess;
 }
 
-export async function startApiProcess(options: ApiProcessOptions = {}): Promise<ApiProcess> {
-  const child: LabProcess = startTsProcess(options.script ?? SERVER_SCRIPT, {
-    env: { ...options.env, PORT: '0' },
+/**
+ * Starts the API on a free port and waits until it listens. The scope `res` owns the
+ * process: it is killed when the scope ends or its signal aborts, so a failed or
+ * timed-out check never leaves a server behind.
+ */
+export async function launchApi(res: Resources, options: ApiProcessOptions = {}): Promise<ApiProcess> {
+  const proc = await launchProcess(options.script ?? SERVER_SCRIPT, {
+    ready: LISTENING_LINE,
+    readyTimeoutMs: options.startTimeoutMs ?? 30 * SECOND,
+    env: { ...options.env, ...SERVER_OPTIONS.toEnv({ port: 0 }) },
+    resources: res,
   });
-  try {
-    const [, url] = await child.waitForOutput(LISTENING_LINE, options.startTimeoutMs ?? 30_000);
-    return { url: url!, pid: child.pid, kill: () => child.kill('SIGKILL') };
-  } catch (err) {
-    await child.kill('SIGKILL');
-    throw err;
-  }
-}
-
-/** Runs `use` against a fresh API process and always kills the process afterwards. */
-export async function withApiProcess<T>(options: ApiProcessOptions, use: (api: ApiProcess) => Promise<T>): Promise<T> {
-  const api = await startApiProcess(options);
-  try {
-    return await use(api);
-  } finally {
-    await api.kill();
-  }
+  const url = LISTENING_LINE.exec(proc.output())?.[1];
+  if (!url) throw new Error(`process ${proc.pid} printed no URL: ${proc.output()}`);
+  return { url, proc };
 }
 
 export interface HttpAnswer {
@@ -70,6 +64,6 @@ export async function request(url: string, init: RequestInit = {}): Promise<Http
 }
 
 /** POST a JSON body (already serialised, so tests can also send broken JSON). */
-export function postJson(url: string, body: string, contentType = 'application/json'): Promise<HttpAnswer> {
-  return request(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+export function postJson(url: string, body: string, contentType = 'application/json', init: RequestInit = {}): Promise<HttpAnswer> {
+  return request(url, { ...init, method: 'POST', headers: { 'content-type': contentType }, body });
 }

@@ -3,15 +3,18 @@
 //   1. start the API, submit a job, read it back (200, queued)
 //   2. SIGKILL the process: no shutdown hook, nothing saved
 //   3. start a new process and ask for the same id: 404
-import { pathToFileURL } from 'node:url';
-import type { Exit } from '@tasks-lab/lab-kit';
-import { postJson, request, startApiProcess, type ApiProcessOptions, type HttpAnswer } from './api-process.ts';
+// The crash comes from outside, the way `kill -9` or a power cut would: no fault point
+// inside the server is needed, because the lesson is what the server did NOT do before.
+import { runMain, withResources, type Exit } from '@tasks-lab/lab-kit';
+import { SHUTDOWN_GRACE_MS } from '../src/server.ts';
+import { launchApi, postJson, request, type ApiProcessOptions, type HttpAnswer } from './api-process.ts';
 
-export interface RestartDrillResult {
+export interface RestartDrillEvidence {
   jobId: string;
   firstPid: number;
   /** GET of the job on the process that accepted it. */
   statusBeforeKill: number;
+  /** How the first process ended: SIGKILL, when the drill worked. */
   exit: Exit;
   secondPid: number;
   /** GET of the same job on the new process. */
@@ -20,63 +23,58 @@ export interface RestartDrillResult {
   newSubmitStatus: number;
 }
 
-export async function runRestartDrill(
-  options: ApiProcessOptions = {},
-  log: (line: string) => void = () => {},
-): Promise<RestartDrillResult> {
-  // Step 1: one process accepts a job.
-  const first = await startApiProcess(options);
-  let jobId: string;
-  let statusBeforeKill: number;
-  let exit: Exit;
-  try {
-    log(`started API process ${first.pid} on ${first.url}`);
-    const submitted = await postJson(`${first.url}/exports`, JSON.stringify({ product_ids: [1, 2] }));
-    jobId = (submitted.json as { id: string }).id;
-    const before = await request(`${first.url}/exports/${jobId}`);
-    statusBeforeKill = before.status;
-    log(`submitted job ${jobId}: POST ${submitted.status}, GET ${before.status} ${before.text}`);
-  } finally {
-    // Step 2: kill it without warning (also when step 1 failed, so no process is left behind).
-    exit = await first.kill();
-  }
-  log(`sent SIGKILL to process ${first.pid}: it exited with signal ${exit.signal}`);
+export interface RestartDrillOptions {
+  /** Which server to run (a test passes one that keeps jobs in a file). @defaultValue src/server.ts */
+  api?: ApiProcessOptions;
+  /** Aborts the drill and kills its processes (a check's time limit). */
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+}
 
-  // Step 3: a new process, asked for the old id.
-  const second = await startApiProcess(options);
-  try {
-    log(`started a new API process ${second.pid} on ${second.url}`);
-    const afterRestart = await request(`${second.url}/exports/${jobId}`);
+export function runRestartDrill(options: RestartDrillOptions = {}): Promise<RestartDrillEvidence> {
+  const log = options.log ?? (() => {});
+  return withResources(options.signal, async (res) => {
+    const { signal } = res;
+    // Step 1: one process accepts a job.
+    const first = await launchApi(res, options.api);
+    log(`started API process ${first.proc.pid} on ${first.url}`);
+    const submitted = await postJson(`${first.url}/exports`, JSON.stringify({ product_ids: [1, 2] }), undefined, { signal });
+    const jobId = (submitted.json as { id?: unknown } | undefined)?.id;
+    if (typeof jobId !== 'string') throw new Error(`the submit answered ${submitted.status} with no job id: ${submitted.text.slice(0, 120)}`);
+    const before = await request(`${first.url}/exports/${jobId}`, { signal });
+    log(`submitted job ${jobId}: POST ${submitted.status}, GET ${before.status} ${before.text}`);
+
+    // Step 2: kill it without warning.
+    const exit = await first.proc.kill();
+    log(`sent SIGKILL to process ${first.proc.pid}: it exited with signal ${exit.signal}`);
+
+    // Step 3: a new process, asked for the old id.
+    const second = await launchApi(res, options.api);
+    log(`started a new API process ${second.proc.pid} on ${second.url}`);
+    const afterRestart = await request(`${second.url}/exports/${jobId}`, { signal });
     log(`GET /exports/${jobId} -> ${afterRestart.status} ${afterRestart.text}`);
-    const fresh = await postJson(`${second.url}/exports`, JSON.stringify({ product_ids: [3] }));
+    const fresh = await postJson(`${second.url}/exports`, JSON.stringify({ product_ids: [3] }), undefined, { signal });
     log(`a new submit on the new process still works: POST ${fresh.status}`);
+    await second.proc.stop(SHUTDOWN_GRACE_MS);
+
     return {
       jobId,
-      firstPid: first.pid,
-      statusBeforeKill,
+      firstPid: first.proc.pid,
+      statusBeforeKill: before.status,
       exit,
-      secondPid: second.pid,
+      secondPid: second.proc.pid,
       afterRestart,
       newSubmitStatus: fresh.status,
     };
-  } finally {
-    await second.kill();
-  }
-}
-
-async function main() {
-  const result = await runRestartDrill({}, (line) => console.log(line));
-  if (result.afterRestart.status === 404) {
-    console.log('The job is gone: it lived only in the memory of the killed process.');
-  } else {
-    console.log(`Unexpected: the old job answered ${result.afterRestart.status} after the restart.`);
-    process.exitCode = 1;
-  }
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
   });
 }
+
+runMain(import.meta.url, async () => {
+  const result = await runRestartDrill({ log: (line) => console.log(line) });
+  if (result.afterRestart.status === 404) {
+    console.log('The job is gone: it lived only in the memory of the killed process.');
+    return 0;
+  }
+  console.log(`Unexpected: the old job answered ${result.afterRestart.status} after the restart.`);
+  return 1;
+});

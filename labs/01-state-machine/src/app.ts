@@ -5,12 +5,13 @@ import { AppError } from './app-error.ts';
 import { errorMiddleware, notFoundHandler } from './error-middleware.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { parseExportRequest, parseJobId, toJobResponse } from './schemas.ts';
-import { JobStore } from './store.ts';
+import { MemoryJobStore, type JobStore } from './store.ts';
 
 /** Bodies are a list of at most 100 ids; 16 KiB is plenty and stops a huge upload early. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 export interface AppOptions {
+  /** Where jobs are kept. @defaultValue a new MemoryJobStore (lesson 01 keeps jobs in memory) */
   store?: JobStore;
   log?: (line: string) => void;
   /** Later lessons add their own routes here, before the 404 and error handlers. */
@@ -27,19 +28,19 @@ export const requireJson: RequestHandler = (req, _res, next) => {
 };
 
 export function createApp(options: AppOptions = {}): { app: Express; store: JobStore } {
-  const store = options.store ?? new JobStore();
+  const store = options.store ?? new MemoryJobStore();
   const app = express();
   app.disable('x-powered-by');
 
-  app.post('/exports', requireJson, express.json({ limit: MAX_BODY_BYTES }), (req, res) => {
+  app.post('/exports', requireJson, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
     const request = parseExportRequest(req.body);
-    const job = store.create(request.product_ids);
+    const job = await store.create(request.product_ids);
     // 202 says "accepted", not "done": the client polls the Location to learn more.
     res.status(202).location(`/exports/${job.id}`).json(toJobResponse(job));
   });
 
-  app.get('/exports/:id', (req, res) => {
-    const job = store.require(parseJobId(req.params.id));
+  app.get('/exports/:id', async (req, res) => {
+    const job = await store.require(parseJobId(req.params.id));
     res.json(toJobResponse(job));
   });
 

@@ -2,12 +2,17 @@
 // Tests and the drill start it with PORT=0 and read the chosen port from the first line.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { createApp, type AppOptions } from './app.ts';
+import { SERVER_OPTIONS } from './options.ts';
+
+/** An HTTP server with no long requests closes in well under a second; this is plenty. */
+export const SHUTDOWN_GRACE_MS = 5 * SECOND;
 
 export interface RunningServer {
   url: string;
   server: Server;
+  /** Stops accepting connections and resolves once open ones are done. Safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -20,29 +25,19 @@ export function startServer(port: number, options: AppOptions = {}): Promise<Run
       resolve({
         url: `http://127.0.0.1:${actual}`,
         server,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        close: idempotent(() => new Promise<void>((done) => server.close(() => done()))),
       });
     });
   });
 }
 
-async function main() {
-  const port = Number(process.env.PORT ?? 8000);
+async function main(): Promise<void> {
+  const { port } = SERVER_OPTIONS.read();
   const running = await startServer(port);
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  // Announce only once the signal handlers are in place: a test that sends SIGTERM
-  // as soon as it reads this line must reach `stop`, not Node's default (exit at once).
+  onShutdown(running.close, { graceMs: SHUTDOWN_GRACE_MS });
+  // Announce only once the shutdown handler is in place: a test that sends SIGTERM
+  // as soon as it reads this line must reach close(), not Node's default (exit at once).
   console.log(`listening on ${running.url} (API docs: ${running.url}/docs)`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runMain(import.meta.url, main);

@@ -71,8 +71,41 @@ export class JobNotFoundError extends AppError {
   }
 }
 
-/** In-memory jobs, one process only. Returned records are copies: callers cannot change the store by accident. */
-export class JobStore {
+/**
+ * The states from which a job may move to `to`, read off ALLOWED_TRANSITIONS. A store
+ * that checks and writes in one step (lesson 11's `UPDATE ... WHERE state IN (...)`)
+ * builds its guard from this, so the rule lives in one table and is never restated.
+ */
+export function statesThatMayMoveTo(to: JobState): JobState[] {
+  return JOB_STATES.filter((from) => canTransition(from, to));
+}
+
+/**
+ * The state store contract every lab builds on. Asynchronous, because from lesson 11
+ * on the record lives in MySQL; lesson 01's in-memory store keeps the same shape so the
+ * same contract suite (test/store-contract.ts) grades both.
+ */
+export interface JobStore {
+  /** A new job, queued, with the product ids exactly as given. */
+  create(productIds: readonly number[]): Promise<ExportJob>;
+  /** The job, or undefined when there is none with this id. */
+  get(id: string): Promise<ExportJob | undefined>;
+  /** Like get, but a missing job is a JobNotFoundError (404) naming the id. */
+  require(id: string): Promise<ExportJob>;
+  /**
+   * Moves a job to `to` if ALLOWED_TRANSITIONS allows it from its current state, in one
+   * step: an illegal move throws InvalidTransitionError (409) and changes nothing.
+   */
+  transition(id: string, to: JobState, patch?: TransitionPatch): Promise<ExportJob>;
+  /** How many jobs there are, in total or in one state. */
+  count(state?: JobState): Promise<number>;
+}
+
+/**
+ * In-memory jobs, one process only: a restart loses them all (the fault drill shows it).
+ * Returned records are copies: callers cannot change the store by accident.
+ */
+export class MemoryJobStore implements JobStore {
   readonly #jobs = new Map<string, ExportJob>();
   readonly #now: () => Date;
 
@@ -80,7 +113,7 @@ export class JobStore {
     this.#now = options.now ?? (() => new Date());
   }
 
-  create(productIds: readonly number[]): ExportJob {
+  async create(productIds: readonly number[]): Promise<ExportJob> {
     const at = this.#now().toISOString();
     const job: ExportJob = {
       id: randomUUID(),
@@ -95,23 +128,22 @@ export class JobStore {
     return structuredClone(job);
   }
 
-  get(id: string): ExportJob | undefined {
+  async get(id: string): Promise<ExportJob | undefined> {
     const job = this.#jobs.get(id);
     return job && structuredClone(job);
   }
 
-  /** Like get, but a missing job is an error naming the id. */
-  require(id: string): ExportJob {
-    const job = this.get(id);
+  async require(id: string): Promise<ExportJob> {
+    const job = await this.get(id);
     if (!job) throw new JobNotFoundError(id);
     return job;
   }
 
   /**
-   * Moves a job to `to`. Checks first, then writes: an illegal transition throws
-   * InvalidTransitionError and leaves the record exactly as it was.
+   * Checks, then writes, with no await in between: in one process nothing can run
+   * between the two, so the check still holds when the write happens.
    */
-  transition(id: string, to: JobState, patch: TransitionPatch = {}): ExportJob {
+  async transition(id: string, to: JobState, patch: TransitionPatch = {}): Promise<ExportJob> {
     const current = this.#jobs.get(id);
     if (!current) throw new JobNotFoundError(id);
     if (!canTransition(current.state, to)) throw new InvalidTransitionError(id, current.state, to);
@@ -126,11 +158,15 @@ export class JobStore {
     return structuredClone(next);
   }
 
-  list(): ExportJob[] {
-    return [...this.#jobs.values()].map((job) => structuredClone(job));
+  async count(state?: JobState): Promise<number> {
+    if (state === undefined) return this.#jobs.size;
+    let n = 0;
+    for (const job of this.#jobs.values()) if (job.state === state) n += 1;
+    return n;
   }
 
-  get size(): number {
-    return this.#jobs.size;
+  /** Every job, oldest first (a copy). */
+  async list(): Promise<ExportJob[]> {
+    return [...this.#jobs.values()].map((job) => structuredClone(job));
   }
 }

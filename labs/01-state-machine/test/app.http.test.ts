@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, request } from '../scripts/api-process.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
-import { JobStore } from '../src/store.ts';
+import { MemoryJobStore } from '../src/store.ts';
 
 describe('app: POST /exports and GET /exports/:id over HTTP', () => {
-  const store = new JobStore();
+  const store = new MemoryJobStore();
   const logged: string[] = [];
   let api: RunningServer;
 
@@ -42,8 +42,8 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
   it('When the store moves a job on, Then GET shows the new status and terminal', async () => {
     const submitted = await postJson(`${api.url}/exports`, JSON.stringify({ product_ids: [1] }));
     const { id } = submitted.json as { id: string };
-    store.transition(id, 'running');
-    store.transition(id, 'succeeded', { result: { rows: 1 } });
+    await store.transition(id, 'running');
+    await store.transition(id, 'succeeded', { result: { rows: 1 } });
     const answer = await request(`${api.url}/exports/${id}`);
     expect(answer.json).toMatchObject({ status: 'succeeded', terminal: true, result: { rows: 1 } });
   });
@@ -58,7 +58,7 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
   });
 
   it('When bad bodies are posted, Then each gets its status and nothing is stored', async () => {
-    const sizeBefore = store.size;
+    const countBefore = await store.count();
     const cases: [string, string, number][] = [
       ['application/json', '{"product_ids": [1,', 400],
       ['text/plain', '{"product_ids": [1]}', 415],
@@ -71,7 +71,7 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
       expect(answer.status, `${contentType} ${body.slice(0, 30)}`).toBe(status);
       expect(answer.json).toMatchObject({ error: 'invalid-body', message: expect.any(String) });
     }
-    expect(store.size).toBe(sizeBefore);
+    expect(await store.count()).toBe(countBefore);
   });
 
   it('When a body has a typo in the field name, Then the 422 lists the unknown key', async () => {

@@ -1,7 +1,7 @@
-// A check that cannot fail proves nothing. Each test here feeds the verify checks a
-// deliberately broken part (a naive server process, a store that allows or half-writes an
-// illegal move, a route that stores before validating, a terminal flag computed wrongly,
-// a store that survives restarts) and expects the check to fail.
+// A check that cannot fail proves nothing. Each case here hands buildChecks a deliberately
+// broken part (a naive server process, a store that allows or half-writes an illegal move,
+// a route that stores before validating, a terminal flag computed wrongly, a server that
+// keeps jobs in a file), runs the check for real and expects it to fail.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -9,20 +9,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
-import { runCheck, type Check } from '@tasks-lab/lab-kit';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildChecks, type StoreUnderTest } from '../scripts/checks.ts';
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
+import { afterAll, describe } from 'vitest';
+import { buildChecks, type ChecksDeps } from '../scripts/checks.ts';
 import { createApp } from '../src/app.ts';
 import type { RunningServer } from '../src/server.ts';
-import { canTransition, InvalidTransitionError, JobStore, toJobResponse, type ExportJob, type JobState, type TransitionPatch } from '../src/index.ts';
+import {
+  canTransition,
+  InvalidTransitionError,
+  JobNotFoundError,
+  MemoryJobStore,
+  toJobResponse,
+  type ExportJob,
+  type JobState,
+  type JobStore,
+  type TransitionPatch,
+} from '../src/index.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-
-function check(checks: Check[], startOfName: string): Check {
-  const found = checks.find((c) => c.name.startsWith(startOfName));
-  if (!found) throw new Error(`no check named "${startOfName}..."`);
-  return found;
-}
 
 /** Serves an Express app on a free port in this process, like startServer does. */
 function listen(app: Express): Promise<RunningServer> {
@@ -34,26 +38,37 @@ function listen(app: Express): Promise<RunningServer> {
   });
 }
 
-/** A plain in-memory store for the broken variants below (JobStore's map is private on purpose). */
-abstract class HandMadeStore implements StoreUnderTest {
+/** A plain in-memory store for the broken variants below (MemoryJobStore's map is private on purpose). */
+abstract class HandMadeStore implements JobStore {
   protected readonly jobs = new Map<string, ExportJob>();
 
-  create(productIds: readonly number[]): ExportJob {
+  async create(productIds: readonly number[]): Promise<ExportJob> {
     const at = new Date().toISOString();
     const job: ExportJob = { id: randomUUID(), state: 'queued', productIds: [...productIds], result: null, error: null, createdAt: at, updatedAt: at };
     this.jobs.set(job.id, job);
     return structuredClone(job);
   }
 
-  get(id: string): ExportJob | undefined {
+  async get(id: string): Promise<ExportJob | undefined> {
     const job = this.jobs.get(id);
     return job && structuredClone(job);
   }
 
-  abstract transition(id: string, to: JobState, patch?: TransitionPatch): ExportJob;
+  async require(id: string): Promise<ExportJob> {
+    const job = await this.get(id);
+    if (!job) throw new JobNotFoundError(id);
+    return job;
+  }
+
+  async count(state?: JobState): Promise<number> {
+    return [...this.jobs.values()].filter((job) => state === undefined || job.state === state).length;
+  }
+
+  abstract transition(id: string, to: JobState, patch?: TransitionPatch): Promise<ExportJob>;
 
   protected write(id: string, to: JobState, patch: TransitionPatch): ExportJob {
-    const job = this.jobs.get(id)!;
+    const job = this.jobs.get(id);
+    if (!job) throw new JobNotFoundError(id);
     Object.assign(job, { state: to, ...patch, updatedAt: new Date().toISOString() });
     return structuredClone(job);
   }
@@ -61,15 +76,15 @@ abstract class HandMadeStore implements StoreUnderTest {
 
 /** Forgets the state machine: any move is allowed, so a finished job can run again. */
 class PermissiveStore extends HandMadeStore {
-  transition(id: string, to: JobState, patch: TransitionPatch = {}): ExportJob {
+  async transition(id: string, to: JobState, patch: TransitionPatch = {}): Promise<ExportJob> {
     return this.write(id, to, patch);
   }
 }
 
 /** Writes first and checks afterwards: it throws the right error but leaves a half-updated record. */
 class WriteThenCheckStore extends HandMadeStore {
-  transition(id: string, to: JobState, patch: TransitionPatch = {}): ExportJob {
-    const from = this.jobs.get(id)!.state;
+  async transition(id: string, to: JobState, patch: TransitionPatch = {}): Promise<ExportJob> {
+    const from = (await this.require(id)).state;
     const written = this.write(id, to, patch);
     if (!canTransition(from, to)) throw new InvalidTransitionError(id, from, to);
     return written;
@@ -77,89 +92,74 @@ class WriteThenCheckStore extends HandMadeStore {
 }
 
 /** A store whose table has lost running -> succeeded. */
-class NoSuccessStore extends JobStore {
-  override transition(id: string, to: JobState, patch?: TransitionPatch): ExportJob {
+class NoSuccessStore extends MemoryJobStore {
+  override async transition(id: string, to: JobState, patch?: TransitionPatch): Promise<ExportJob> {
     if (to === 'succeeded') throw new InvalidTransitionError(id, 'running', to);
     return super.transition(id, to, patch);
   }
 }
 
-describe('checks.can-fail: the HTTP checks against a naive server process', () => {
-  const checks = buildChecks({ api: { script: fixture('naive-server.ts') } });
-
-  it.each([
-    'POST /exports answers 202',
-    'GET on the Location',
-    'An unknown job id answers 404',
-    'A malformed job id answers 400',
-    'Every kind of bad body',
-    '/docs serves Swagger UI',
-  ])('When the server gets "%s" wrong, Then the check fails', async (name) => {
-    const result = await runCheck(check(checks, name));
-    expect(result.ok, result.observed).toBe(false);
-  });
-});
-
-describe('checks.can-fail: the state-machine checks against broken stores', () => {
-  it('When the store allows succeeded -> running, Then "rejected and unchanged" fails', async () => {
-    const result = await runCheck(check(buildChecks({ createStore: () => new PermissiveStore() }), 'succeeded -> running'));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('did not throw');
-  });
-
-  it('When the store writes before it checks, Then "rejected and unchanged" fails although the error is thrown', async () => {
-    const result = await runCheck(check(buildChecks({ createStore: () => new WriteThenCheckStore() }), 'succeeded -> running'));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('threw InvalidTransitionError');
-    expect(result.observed).toContain('changed');
-  });
-
-  it('When the store rejects running -> succeeded, Then "queued -> running -> succeeded is allowed" fails', async () => {
-    const result = await runCheck(check(buildChecks({ createStore: () => new NoSuccessStore() }), 'queued -> running -> succeeded'));
-    expect(result.ok, result.observed).toBe(false);
-  });
-});
-
-describe('checks.can-fail: the in-process API checks against broken routes', () => {
-  it('When the route creates the job before validating the body, Then "A rejected body stores nothing" fails', async () => {
-    const startInProcess = (store: JobStore) => {
+/** The real API behind one broken route, served in this process. */
+function brokenRoute(addRoute: (app: Express, store: JobStore) => void): ChecksDeps {
+  return {
+    startInProcess: (store) => {
       const app = express();
-      // The bug: reserve a job first, validate later.
-      app.post('/exports', (_req, _res, next) => {
-        store.create([]);
-        next();
-      });
+      addRoute(app, store);
       app.use(createApp({ store, log: () => {} }).app);
       return listen(app);
-    };
-    const result = await runCheck(check(buildChecks({ startInProcess }), 'A rejected body stores nothing'));
-    expect(result.ok, result.observed).toBe(false);
+    },
+  };
+}
+
+const naiveServer: ChecksDeps = { api: { script: fixture('naive-server.ts') } };
+const dir = mkdtempSync(join(tmpdir(), 'lab01-jobs-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('checks.can-fail: every check fails when its part is broken', () => {
+  const suite = canFailSuite(buildChecks);
+
+  suite.breaks('submit-answers-202', 'the server answers 200 with no Location (naive server)', () => naiveServer, { observed: /status 200/ });
+  suite.breaks('location-returns-job', 'the submit sends no Location header (naive server)', () => naiveServer, { observed: /no Location header/ });
+  suite.breaks('unknown-id-404', 'an unknown id answers 200 null (naive server)', () => naiveServer, { observed: /-> 200 null/ });
+  suite.breaks('malformed-id-400', 'ids are never checked (naive server)', () => naiveServer, { observed: /-> 200/ });
+  suite.breaks('bad-bodies-4xx', 'bodies are never validated (naive server)', () => naiveServer, { observed: /expected 422/ });
+  suite.breaks('api-docs-served', 'there are no API docs (naive server)', () => naiveServer, { observed: /\/docs\/ -> 404/ });
+
+  suite.breaks(
+    'rejected-body-stores-nothing',
+    'the route creates the job before validating the body',
+    () => brokenRoute((app, store) => app.post('/exports', async (_req, _res, next) => {
+      await store.create([]); // the bug: reserve a job first, validate later
+      next();
+    })),
+    { observed: /store count 11 after 11 rejected bodies/ },
+  );
+  suite.breaks(
+    'terminal-derived',
+    'terminal means "status is succeeded"',
+    () => brokenRoute((app, store) => app.get('/exports/:id', async (req, res) => {
+      const job = await store.require(req.params.id);
+      res.json({ ...toJobResponse(job), terminal: job.state === 'succeeded' });
+    })),
+    { observed: /failed false/ },
+  );
+
+  suite.breaks('allowed-path-succeeds', 'the store rejects running -> succeeded', () => ({ createStore: () => new NoSuccessStore() }), {
+    observed: /succeeded refused/,
+  });
+  suite.breaks('illegal-transition-rejected', 'the store allows succeeded -> running', () => ({ createStore: () => new PermissiveStore() }), {
+    observed: /did not throw/,
+  });
+  suite.breaks('illegal-transition-rejected', 'the store writes before it checks (the error is thrown, the record changed)', () => ({ createStore: () => new WriteThenCheckStore() }), {
+    observed: /threw InvalidTransitionError \(409\); record changed/,
   });
 
-  it('When terminal means "status is succeeded", Then the terminal check fails on failed and cancelled', async () => {
-    const startInProcess = (store: JobStore) => {
-      const app = express();
-      app.get('/exports/:id', (req, res) => {
-        const job = store.require(req.params.id);
-        res.json({ ...toJobResponse(job), terminal: job.state === 'succeeded' });
-      });
-      app.use(createApp({ store, log: () => {} }).app);
-      return listen(app);
-    };
-    const result = await runCheck(check(buildChecks({ startInProcess }), 'terminal is derived'));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('failed false');
-  });
-});
+  suite.breaks(
+    'restart-forgets-jobs',
+    'jobs survive a restart (a server that keeps them in a file)',
+    () => ({ api: { script: fixture('file-backed-server.ts'), env: { JOBS_FILE: join(dir, 'jobs.jsonl') } } }),
+    { observed: /GET old id -> 200/, timeoutMs: 120_000 },
+  );
 
-describe('checks.can-fail: the fault drill against a server that keeps jobs in a file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lab01-jobs-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('When jobs survive a restart, Then the restart drill fails (the old id is still found)', async () => {
-    const api = { script: fixture('file-backed-server.ts'), env: { JOBS_FILE: join(dir, 'jobs.jsonl') } };
-    const result = await runCheck(check(buildChecks({ api }), 'Fault drill'));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('GET old id -> 200');
-  });
+  suite.coversEveryCheck();
 });

@@ -2,7 +2,7 @@
 // exercise/terminal.ts with LAB_EXERCISE=student (pnpm lab 01 --exercise).
 import { loadExercise } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_TRANSITIONS, JobStore } from '../src/store.ts';
+import { ALLOWED_TRANSITIONS, MemoryJobStore } from '../src/store.ts';
 
 const { isTerminalState, describeJob } = await loadExercise<typeof import('../solutions/terminal.ts')>(import.meta.url, 'terminal.ts');
 
@@ -25,23 +25,23 @@ describe('exercise: a derived terminal flag', () => {
     expect(isTerminalState('failed', rerunnable)).toBe(true);
   });
 
-  it('When a job is described as it moves, Then terminal follows its state on every read', () => {
-    const store = new JobStore();
-    const { id } = store.create([1, 2]);
-    expect(describeJob(store.require(id)).terminal).toBe(false);
-    store.transition(id, 'running');
-    expect(describeJob(store.require(id)).terminal).toBe(false);
-    store.transition(id, 'succeeded', { result: { rows: 2 } });
-    expect(describeJob(store.require(id))).toMatchObject({ state: 'succeeded', terminal: true, result: { rows: 2 } });
+  it('When a job is described as it moves, Then terminal follows its state on every read', async () => {
+    const store = new MemoryJobStore();
+    const { id } = await store.create([1, 2]);
+    expect(describeJob(await store.require(id)).terminal).toBe(false);
+    await store.transition(id, 'running');
+    expect(describeJob(await store.require(id)).terminal).toBe(false);
+    await store.transition(id, 'succeeded', { result: { rows: 2 } });
+    expect(describeJob(await store.require(id))).toMatchObject({ state: 'succeeded', terminal: true, result: { rows: 2 } });
   });
 
-  it('When describeJob gets a custom table, Then it uses that table too', () => {
-    const job = new JobStore().create([1]);
+  it('When describeJob gets a custom table, Then it uses that table too', async () => {
+    const job = await new MemoryJobStore().create([1]);
     expect(describeJob(job, { ...ALLOWED_TRANSITIONS, queued: [] }).terminal).toBe(true);
   });
 
-  it('When a job is described, Then the job itself gets no terminal field (nothing stored that can go stale)', () => {
-    const job = new JobStore().create([1]);
+  it('When a job is described, Then the job itself gets no terminal field (nothing stored that can go stale)', async () => {
+    const job = await new MemoryJobStore().create([1]);
     const view = describeJob(job);
     expect(view).not.toBe(job);
     expect(job).not.toHaveProperty('terminal');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/app-error.ts';
 import { MAX_PRODUCTS_PER_EXPORT, parseExportRequest, parseJobId, toJobResponse } from '../src/schemas.ts';
-import { JobStore } from '../src/store.ts';
+import { MemoryJobStore } from '../src/store.ts';
 
 function rejection(body: unknown): AppError {
   try {
@@ -51,8 +51,8 @@ describe('schemas: parseJobId', () => {
 });
 
 describe('schemas: toJobResponse', () => {
-  it('When a queued job is answered, Then the fields are snake_case and terminal is false', () => {
-    const job = new JobStore().create([1, 2]);
+  it('When a queued job is answered, Then the fields are snake_case and terminal is false', async () => {
+    const job = await new MemoryJobStore().create([1, 2]);
     expect(toJobResponse(job)).toEqual({
       id: job.id,
       status: 'queued',

@@ -4,19 +4,12 @@
 //   readConcurrency  how many product reads may run at once (p-limit, asyncio's Semaphore)
 // A limiter alone would still create one pending task per product up front; the fixed
 // consumers plus the bounded queue keep both the waiting ids and the task count small.
+import { errorMessage } from '@tasks-lab/lab-kit';
 import pLimit from 'p-limit';
 import { BoundedQueue } from './bounded-queue.ts';
-import { DEFAULT_READ_DELAY_MS, simulatedRead, type Product, type ReadProduct } from './read-product.ts';
+import { BATCH_DEFAULTS } from './options.ts';
+import { simulatedRead, type Product, type ReadProduct } from './read-product.ts';
 import { runTaskGroup } from './task-group.ts';
-
-/** The course's values. */
-export const BATCH_DEFAULTS = {
-  consumers: 4,
-  queueCapacity: 4,
-  readConcurrency: 2,
-  readDelayMs: DEFAULT_READ_DELAY_MS,
-  budgetMs: 3000,
-} as const;
 
 export type ConsumerCloseReason = 'drained' | 'cancelled' | 'failed';
 
@@ -58,7 +51,7 @@ export interface CollectOptions {
 /** The batch failed because one of its products did; `cause` is that product's error. */
 export class BatchFailedError extends Error {
   constructor(cause: unknown) {
-    super(`batch failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`batch failed: ${errorMessage(cause)}`, { cause });
     this.name = 'BatchFailedError';
   }
 }
@@ -116,7 +109,7 @@ export async function collectProducts(productIds: readonly number[], options: Co
         onEvent(
           signal.aborted
             ? { type: 'read-aborted', productId }
-            : { type: 'read-failed', productId, error: err instanceof Error ? err.message : String(err) },
+            : { type: 'read-failed', productId, error: errorMessage(err) },
         );
         throw err;
       }

@@ -39,4 +39,10 @@ describe('scripts/batch.ts', () => {
     expect(closedLines(output, 'cancelled')).toHaveLength(3);
     expect(exit.code).toBe(1);
   });
+
+  it('When run with --budget-ms 0, Then it refuses the value in one line naming BATCH_BUDGET_MS and exits 1', async () => {
+    const { exit, output } = await runBatchCli(['--budget-ms', '0']);
+    expect(output.trim()).toMatch(/^invalid options: BATCH_BUDGET_MS must be a whole number of milliseconds from 1 to \d+, got "0"$/);
+    expect(exit.code).toBe(1);
+  });
 });

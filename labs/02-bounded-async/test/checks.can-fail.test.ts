@@ -1,13 +1,14 @@
-// A check that cannot fail proves nothing. Each test below feeds the verify checks
-// a deliberately broken variant (through buildChecks' deps) and expects the check
-// that guards against that mistake to fail.
-import { describe, expect, it } from 'vitest';
-import { runCheck, type Check } from '@tasks-lab/lab-kit';
+// A check that cannot fail proves nothing. Each case breaks one real part of the batch
+// (passed through buildChecks' deps), runs the check's experiment for real, and
+// expects that check to fail. The last case proves every check has such a case.
+import { describe } from 'vitest';
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
 import {
   BATCH_DEFAULTS,
   BatchTimeoutError,
   collectProducts,
+  runExportBatch,
   simulatedRead,
   withDeadline,
   type Consumer,
@@ -15,12 +16,6 @@ import {
   type ReadProduct,
   type RunExportBatch,
 } from '../src/index.ts';
-
-async function runNamed(deps: CheckDeps, nameStart: string) {
-  const check: Check | undefined = buildChecks(deps).find((candidate) => candidate.name.startsWith(nameStart));
-  if (!check) throw new Error(`no check starts with "${nameStart}"`);
-  return runCheck(check);
-}
 
 /** Broken: the consumer logs its close after the loop instead of in `finally`, so only a drained consumer logs it. */
 const consumerWithoutFinally: Consumer = async ({ consumer, queue, readOne, signal, emit }) => {
@@ -38,64 +33,79 @@ const readIgnoringSignal = (readDelayMs: number): ReadProduct => async (productI
   return { id: productId, name: `Product ${productId}`, description: 'teaching sample', isActive: false, priceCents: 0 };
 };
 
+/** `read`, plus a list of the products in the order their reads finished. */
+function keepArrivals(read: ReadProduct): { read: ReadProduct; arrived: Product[] } {
+  const arrived: Product[] = [];
+  return {
+    arrived,
+    read: async (productId, signal) => {
+      const product = await read(productId, signal);
+      arrived.push(product);
+      return product;
+    },
+  };
+}
+
+/** Broken: returns the products in the order their reads finished, not in the job's order. */
+const arrivalOrder: RunExportBatch = async (store, jobId, options = {}) => {
+  const { read, arrived } = keepArrivals(options.read ?? simulatedRead());
+  await runExportBatch(store, jobId, { ...options, read });
+  return arrived;
+};
+
 /** Broken: on timeout it keeps the products read so far and reports them as a completed export. */
 const partialOnTimeout: RunExportBatch = async (store, jobId, options = {}) => {
-  const { budgetMs = BATCH_DEFAULTS.budgetMs, read = simulatedRead(), ...rest } = options;
-  const job = store.require(jobId);
-  store.transition(jobId, 'running');
-  const collected: Product[] = [];
-  const keep: ReadProduct = async (productId, signal) => {
-    const product = await read(productId, signal);
-    collected.push(product);
-    return product;
-  };
+  const { budgetMs = BATCH_DEFAULTS.budgetMs, ...rest } = options;
+  const { read, arrived } = keepArrivals(options.read ?? simulatedRead());
+  const job = await store.transition(jobId, 'running');
   try {
-    await withDeadline(budgetMs, (signal) => collectProducts(job.productIds, { ...rest, read: keep, signal }));
+    await withDeadline(budgetMs, (signal) => collectProducts(job.productIds, { ...rest, read, signal }));
   } catch (err) {
     if (!(err instanceof BatchTimeoutError)) throw err; // the bug: a timeout is swallowed
   }
-  store.transition(jobId, 'succeeded', { result: { rows: collected.length } });
-  return collected;
+  await store.transition(jobId, 'succeeded', { result: { rows: arrived.length } });
+  return arrived;
 };
 
-describe('verify checks can fail', () => {
-  it('When nothing is broken, Then the peak check passes (the baseline for the tests below)', async () => {
-    const result = await runNamed({}, 'At most 2 product reads');
-    expect(result.ok, result.observed).toBe(true);
-  });
+/** Broken: a failed batch is never written to the job, which stays `running` for ever. */
+const forgetsFailure: RunExportBatch = async (store, jobId, options = {}) => {
+  const { budgetMs = BATCH_DEFAULTS.budgetMs, ...rest } = options;
+  const job = await store.transition(jobId, 'running');
+  const products = await withDeadline(budgetMs, (signal) => collectProducts(job.productIds, { ...rest, signal }));
+  await store.transition(jobId, 'succeeded', { result: { rows: products.length } });
+  return products;
+};
 
-  it('When the limiter allows 3 reads instead of 2, Then the peak check fails', async () => {
-    const result = await runNamed({ batch: { readConcurrency: 3 } }, 'At most 2 product reads');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('peak reads in flight 3');
-  });
+describe('the lesson 02 checks can fail', () => {
+  const suite = canFailSuite<CheckDeps>(buildChecks);
 
-  it('When the queue is unbounded, Then the queue check fails', async () => {
-    const result = await runNamed({ batch: { queueCapacity: Infinity } }, 'The queue never holds more than 4');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/waited for space 0 times/);
+  suite.breaks('batch-completes-in-order', 'the batch returns products in the order their reads finished', () => ({ runBatch: arrivalOrder }), {
+    observed: /out of order/,
   });
+  suite.breaks('reads-at-once-limited', 'the limiter allows 3 reads instead of 2', () => ({ batch: { readConcurrency: 3 } }), {
+    observed: /peak reads in flight 3/,
+  });
+  suite.breaks('queue-bounded', 'the queue is unbounded', () => ({ batch: { queueCapacity: Infinity } }), {
+    observed: /waited for space 0 times/,
+  });
+  suite.breaks('timeout-fails-job', 'a failed batch is never written to the job', () => ({ runBatch: forgetsFailure }), {
+    observed: /job running/,
+  });
+  suite.breaks('timeout-closes-consumers', 'consumers log their close after the loop instead of in finally', () => ({
+    batch: { consumer: consumerWithoutFinally },
+  }), { observed: /^0 of 4 consumers closed/ });
+  suite.breaks('timeout-no-partial-result', 'the batch swallows the timeout and reports the products read so far', () => ({
+    runBatch: partialOnTimeout,
+  }), { observed: /returned \d+ products; job succeeded/ });
+  suite.breaks('failing-product-fails-job', 'a failed batch is never written to the job', () => ({ runBatch: forgetsFailure }), {
+    observed: /job running/,
+  });
+  suite.breaks('failure-aborts-reads', 'a read ignores the abort signal', () => ({ makeRead: readIgnoringSignal }), {
+    observed: /0 aborted/,
+  });
+  suite.breaks('failure-closes-consumers', 'consumers log their close after the loop instead of in finally', () => ({
+    batch: { consumer: consumerWithoutFinally },
+  }));
 
-  it('When the batch reports partial results on timeout, Then the "no partial result" and "batch timed out" checks fail', async () => {
-    const partial = await runNamed({ runBatch: partialOnTimeout }, 'A timed-out batch reports no partial result');
-    expect(partial.ok).toBe(false);
-    expect(partial.observed).toMatch(/returned \d+ products; job succeeded/);
-    const timedOut = await runNamed({ runBatch: partialOnTimeout }, 'A 150 ms budget rejects the batch');
-    expect(timedOut.ok).toBe(false);
-  });
-
-  it('When consumers do not log their close in finally, Then both "consumers closed" checks fail', async () => {
-    const deps: CheckDeps = { batch: { consumer: consumerWithoutFinally } };
-    const afterTimeout = await runNamed(deps, 'After the timeout all 4 consumers have closed');
-    expect(afterTimeout.ok).toBe(false);
-    expect(afterTimeout.observed).toMatch(/^0 of 4 consumers closed/);
-    const afterFailure = await runNamed(deps, 'All 4 consumers close when a product fails');
-    expect(afterFailure.ok).toBe(false);
-  });
-
-  it('When a read ignores the abort signal, Then the "reads in flight are aborted" check fails', async () => {
-    const result = await runNamed({ makeRead: readIgnoringSignal }, 'After product 3 fails, reads in flight are aborted');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/0 aborted/);
-  });
+  suite.coversEveryCheck();
 });

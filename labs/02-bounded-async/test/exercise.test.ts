@@ -2,7 +2,8 @@
 // exercise/read-gauge.ts with LAB_EXERCISE=student (pnpm lab 02 --exercise).
 import { describe, expect, it } from 'vitest';
 import { loadExercise } from '@tasks-lab/lab-kit';
-import { failingOn, JobStore, runExportBatch, simulatedRead, type ExportBatchOptions } from '../src/index.ts';
+import { MemoryJobStore } from '@tasks-lab/01-state-machine';
+import { failingOn, runExportBatch, simulatedRead, type ExportBatchOptions } from '../src/index.ts';
 
 const { ReadGauge, gaugedRead } = await loadExercise<typeof import('../solutions/read-gauge.ts')>(
   import.meta.url,
@@ -16,8 +17,8 @@ async function gaugeBatch(options: ExportBatchOptions & { failProduct?: number }
   const gauge = new ReadGauge();
   const base = simulatedRead({ readDelayMs: 100 });
   const read = gaugedRead(gauge, options.failProduct === undefined ? base : failingOn(options.failProduct, base));
-  const store = new JobStore();
-  const job = store.create(PRODUCT_IDS);
+  const store = new MemoryJobStore();
+  const job = await store.create(PRODUCT_IDS);
   const settled = await runExportBatch(store, job.id, { ...options, read }).then(
     () => 'completed',
     (err: Error) => err.message,

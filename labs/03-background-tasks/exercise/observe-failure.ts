@@ -2,7 +2,7 @@
 // A task started without `await` belongs to nobody unless something keeps it and
 // observes how it ends. Fill in what happens when the work rejects, and when it settles.
 // Check your answer with `pnpm lab 03 --exercise`.
-import type { JobStore } from '../src/store.ts';
+import type { JobStore } from '@tasks-lab/01-state-machine';
 
 export interface TrackedFailure {
   jobId: string;
@@ -24,9 +24,10 @@ export class TaskTracker {
     const task: Promise<void> = work()
       .then(
         () => undefined,
-        (error: unknown) => {
+        async (error: unknown) => {
           // TODO: record { jobId, message } in this.failures, log a line naming the job id,
-          // and move the job to 'failed' with the message as its error. Do not rethrow.
+          // and move the job to 'failed' with the message as its error (the store is async:
+          // await the transition, so the task settles only once the job says failed). Do not rethrow.
           void error;
         },
       )

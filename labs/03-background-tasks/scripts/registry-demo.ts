@@ -1,9 +1,11 @@
-// Step 3 of the lesson, by hand: `pnpm demo:registry`.
+// Step 4 of the lesson, by hand: `pnpm demo:registry`.
 // Starts one slow task (30 s) through the registry, then shuts down at once:
 // the registry waits the grace period (3 s), cancels the task, waits for its
 // cleanup, and reports how many tasks remain (0).
 import { setTimeout as delay } from 'node:timers/promises';
-import { JobStore, runExportJob, TaskRegistry, type ExportWork } from '../src/index.ts';
+import { runMain } from '@tasks-lab/lab-kit';
+import { MemoryJobStore } from '@tasks-lab/01-state-machine';
+import { runExportJob, TaskRegistry, type ExportWork } from '../src/index.ts';
 
 const SLOW_WORK_MS = 30_000;
 
@@ -17,10 +19,10 @@ const slowExport: ExportWork = async (productIds, signal) => {
   }
 };
 
-async function main() {
-  const store = new JobStore();
+async function main(): Promise<void> {
+  const store = new MemoryJobStore();
   const registry = new TaskRegistry(store);
-  const job = store.create([1, 2]);
+  const job = await store.create([1, 2]);
   void registry.start(job.id, (signal) => runExportJob(store, job.id, slowExport, signal));
   await delay(100);
   console.log(`started job ${job.id}; shutting down with ${registry.size} task(s) running`);
@@ -28,11 +30,8 @@ async function main() {
   const started = Date.now();
   const report = await registry.shutdown();
   console.log(`finished in grace ${report.finishedInGrace}, cancelled ${report.cancelled} after ${Date.now() - started} ms`);
-  console.log(`job state ${store.require(job.id).state}`);
+  console.log(`job state ${(await store.require(job.id)).state}`);
   console.log(`remaining ${registry.size}`);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(import.meta.url, main);

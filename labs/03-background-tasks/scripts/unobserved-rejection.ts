@@ -4,8 +4,9 @@
 //   registry starts the same export through the TaskRegistry: the failure becomes a
 //            failed job and a log line, and the process carries on and exits 0.
 import { setTimeout as delay } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { JobStore, runExportJob, TaskRegistry, type ExportWork, type TaskRegistryOptions } from '../src/index.ts';
+import { runMain } from '@tasks-lab/lab-kit';
+import { MemoryJobStore, type JobStore } from '@tasks-lab/01-state-machine';
+import { runExportJob, TaskRegistry, type ExportWork, type TaskRegistryOptions } from '../src/index.ts';
 
 export const DRILL_ERROR_MESSAGE = 'export drill failed';
 
@@ -22,9 +23,9 @@ const STAY_ALIVE_MS = 500;
 
 export type MakeRegistry = (store: JobStore, options: TaskRegistryOptions) => TaskRegistry;
 
-export async function runScenario(mode: string, makeRegistry: MakeRegistry = (s, o) => new TaskRegistry(s, o)) {
-  const store = new JobStore();
-  const job = store.create([1, 2]);
+export async function runScenario(mode: string, makeRegistry: MakeRegistry = (s, o) => new TaskRegistry(s, o)): Promise<void> {
+  const store = new MemoryJobStore();
+  const job = await store.create([1, 2]);
   const controller = new AbortController();
   if (mode === 'plain') {
     // Called without await and without .catch(): nobody will ever observe this promise.
@@ -35,7 +36,7 @@ export async function runScenario(mode: string, makeRegistry: MakeRegistry = (s,
     void registry.start(job.id, (signal) => runExportJob(store, job.id, failingExport(), signal));
     console.log(`started job ${job.id} through the registry`);
     await delay(STAY_ALIVE_MS);
-    console.log(`job state ${store.require(job.id).state}, remaining ${registry.size}`);
+    console.log(`job state ${(await store.require(job.id)).state}, remaining ${registry.size}`);
   } else {
     throw new Error(`unknown mode "${mode}": use plain or registry`);
   }
@@ -43,9 +44,4 @@ export async function runScenario(mode: string, makeRegistry: MakeRegistry = (s,
   console.log('still alive');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runScenario(process.argv[2] ?? 'plain').catch((err) => {
-    console.error(err);
-    process.exit(2);
-  });
-}
+runMain(import.meta.url, () => runScenario(process.argv[2] ?? 'plain'));

@@ -1,7 +1,7 @@
 // Try it yourself (lesson 03): a small task tracker, the core of the TaskRegistry.
 // A task started without `await` belongs to nobody unless something keeps it and
 // observes how it ends. Fill in what happens when the work rejects, and when it settles.
-import type { JobStore } from '../src/store.ts';
+import type { JobStore } from '@tasks-lab/01-state-machine';
 
 export interface TrackedFailure {
   jobId: string;
@@ -23,11 +23,11 @@ export class TaskTracker {
     const task: Promise<void> = work()
       .then(
         () => undefined,
-        (error: unknown) => {
+        async (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
           this.failures.push({ jobId, message });
           this.log(`job ${jobId} failed: ${message}`);
-          this.store.transition(jobId, 'failed', { error: message });
+          await this.store.transition(jobId, 'failed', { error: message });
         },
       )
       .finally(() => {

@@ -2,9 +2,16 @@
 // only then starts the work in this same process. It plugs into lab 01's app
 // through `extendRoutes`, so GET /exports/:id, validation and errors stay lab 01's.
 import express, { type Express } from 'express';
-import { createApp, MAX_BODY_BYTES, parseExportRequest, requireJson, toJobResponse } from '@tasks-lab/02-bounded-async';
+import {
+  createApp,
+  MAX_BODY_BYTES,
+  MemoryJobStore,
+  parseExportRequest,
+  requireJson,
+  toJobResponse,
+  type JobStore,
+} from '@tasks-lab/01-state-machine';
 import { runExportJob, simulatedExport, type ExportWork } from './export-work.ts';
-import { JobStore } from './store.ts';
 import { TaskRegistry } from './task-registry.ts';
 
 export interface BackgroundRouteOptions {
@@ -17,9 +24,9 @@ export interface BackgroundRouteOptions {
 export function backgroundExportRoutes(options: BackgroundRouteOptions): (app: Express, store: JobStore) => void {
   const work = options.work ?? simulatedExport();
   return (app, store) => {
-    app.post('/exports/background', requireJson, express.json({ limit: MAX_BODY_BYTES }), (req, res) => {
+    app.post('/exports/background', requireJson, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
       const request = parseExportRequest(req.body);
-      const job = store.create(request.product_ids);
+      const job = await store.create(request.product_ids);
       // 'finish' fires once Node has handed the whole response to the operating system.
       // Only then does the export start, so the client's 202 never waits for it.
       // If the connection breaks before that, 'finish' never fires and the job stays queued:
@@ -34,6 +41,7 @@ export function backgroundExportRoutes(options: BackgroundRouteOptions): (app: E
 }
 
 export interface BackgroundAppOptions extends Partial<BackgroundRouteOptions> {
+  /** Where jobs are kept. @defaultValue a new MemoryJobStore (in memory, like lesson 01) */
   store?: JobStore;
   log?: (line: string) => void;
 }
@@ -44,7 +52,7 @@ export function createBackgroundApp(options: BackgroundAppOptions = {}): {
   store: JobStore;
   registry: TaskRegistry;
 } {
-  const store = options.store ?? new JobStore();
+  const store = options.store ?? new MemoryJobStore();
   const registry = options.registry ?? new TaskRegistry(store, { log: options.log });
   const extendRoutes = backgroundExportRoutes({ registry, work: options.work });
   const { app } = createApp({ store, log: options.log, extendRoutes });

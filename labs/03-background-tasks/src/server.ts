@@ -1,26 +1,27 @@
-// Starts the lesson 03 API as a real process: `pnpm start` (PORT defaults to 8000).
+// Starts the lesson 03 API as a real process: `pnpm start` (settings in src/options.ts).
 // On SIGTERM or SIGINT (Ctrl-C) it stops taking requests, gives running background
 // exports a bounded grace period, cancels the rest, and only then exits.
 // SIGKILL skips all of that: the fault drill shows what is lost.
-import { pathToFileURL } from 'node:url';
-import { startServer, type RunningServer } from '@tasks-lab/02-bounded-async';
+import { onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { MemoryJobStore, startServer, type JobStore, type RunningServer } from '@tasks-lab/01-state-machine';
 import { backgroundExportRoutes } from './app.ts';
-import { DEFAULT_EXPORT_WORK_MS, simulatedExport } from './export-work.ts';
-import { JobStore } from './store.ts';
-import { DEFAULT_SHUTDOWN_GRACE_MS, TaskRegistry, type ShutdownReport } from './task-registry.ts';
+import { simulatedExport } from './export-work.ts';
+import { BACKGROUND_SERVER_OPTIONS, type BackgroundServerSettings } from './options.ts';
+import { TaskRegistry, type ShutdownReport } from './task-registry.ts';
 
-export interface BackgroundServerOptions {
-  /** How long each simulated export takes. @defaultValue 1000 */
-  exportWorkMs?: number;
-  /** How long shutdown waits for running exports. @defaultValue 3000 */
-  graceMs?: number;
+/** Beyond the registry's own bounds, the time the HTTP server gets to close its connections. */
+const SERVER_CLOSE_MS = SECOND;
+
+export interface BackgroundServerOptions extends Partial<Omit<BackgroundServerSettings, 'port'>> {
+  /** Where jobs are kept. @defaultValue a new MemoryJobStore */
+  store?: JobStore;
   log?: (line: string) => void;
 }
 
 export interface RunningBackgroundServer extends RunningServer {
   store: JobStore;
   registry: TaskRegistry;
-  /** Stops taking requests, drains the registry (bounded), then closes the server. */
+  /** Stops taking requests, drains the registry (bounded), then closes the server. Safe to call twice. */
   drainAndClose(): Promise<ShutdownReport>;
 }
 
@@ -28,46 +29,53 @@ export async function startBackgroundServer(
   port: number,
   options: BackgroundServerOptions = {},
 ): Promise<RunningBackgroundServer> {
-  const store = new JobStore();
-  const registry = new TaskRegistry(store, { graceMs: options.graceMs, log: options.log });
+  const store = options.store ?? new MemoryJobStore();
+  const registry = new TaskRegistry(store, {
+    graceMs: options.shutdownGraceMs,
+    cleanupMs: options.cancelCleanupMs,
+    log: options.log,
+  });
   const work = simulatedExport({ workMs: options.exportWorkMs });
   const running = await startServer(port, { store, log: options.log, extendRoutes: backgroundExportRoutes({ registry, work }) });
-  const drainAndClose = async () => {
-    // Stop accepting first, so no new export can start while we drain.
-    const closed = running.close();
-    const report = await registry.shutdown();
-    // Idle keep-alive sockets would hold close() open; the work is done, so drop them.
-    running.server.closeAllConnections();
-    await closed;
-    return report;
-  };
+  // Remembered, so a second call (a second signal, a test's clean-up) gets the first one's report.
+  let report: Promise<ShutdownReport> | undefined;
+  const drainAndClose = () =>
+    (report ??= (async () => {
+      // Stop accepting first, so no new export can start while we drain.
+      const closed = running.close();
+      const drained = await registry.shutdown();
+      // Idle keep-alive sockets would hold close() open; the work is done, so drop them.
+      running.server.closeAllConnections();
+      await closed;
+      return drained;
+    })());
   return { ...running, store, registry, drainAndClose };
 }
 
-async function main() {
-  const port = Number(process.env.PORT ?? 8000);
-  const exportWorkMs = Number(process.env.EXPORT_WORK_MS ?? DEFAULT_EXPORT_WORK_MS);
-  const graceMs = Number(process.env.SHUTDOWN_GRACE_MS ?? DEFAULT_SHUTDOWN_GRACE_MS);
-  const running = await startBackgroundServer(port, { exportWorkMs, graceMs });
-
-  const stop = async (signal: NodeJS.Signals) => {
-    console.log(`${signal}: draining ${running.registry.size} background task(s), grace ${graceMs} ms`);
-    const report = await running.drainAndClose();
-    console.log(
-      `shutdown: ${report.finishedInGrace} finished within grace, ${report.cancelled} cancelled, ${report.remaining} remaining`,
-    );
-    // Work still running at this point is lost; a non-zero code makes that visible.
-    process.exit(report.remaining > 0 ? 1 : 0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  // Print only after the handlers are in place: whoever waits for this line may signal at once.
-  console.log(`listening on ${running.url} (pid ${process.pid}, export work ${exportWorkMs} ms, shutdown grace ${graceMs} ms)`);
+/** What SIGTERM / SIGINT run: drain, print the report, and fail if work was left running. */
+async function drainOnShutdown(running: RunningBackgroundServer, graceMs: number): Promise<void> {
+  console.log(`draining ${running.registry.size} background task(s), grace ${graceMs} ms`);
+  const report = await running.drainAndClose();
+  console.log(
+    `shutdown: ${report.finishedInGrace} finished within grace, ${report.cancelled} cancelled, ${report.remaining} remaining`,
+  );
+  // Work still running at this point is lost with the process: exit code 1 makes that visible.
+  if (report.remaining > 0) throw new Error(`${report.remaining} background task(s) still running: their work is lost`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
+async function main(): Promise<void> {
+  const settings = BACKGROUND_SERVER_OPTIONS.read();
+  const { port, exportWorkMs, shutdownGraceMs, cancelCleanupMs } = settings;
+  const running = await startBackgroundServer(port, settings);
+  // The lesson's bounded wait lives in the registry (grace, cancel, clean-up); onShutdown's
+  // limit sits just above those bounds, as a last resort if something hangs anyway.
+  onShutdown(() => drainOnShutdown(running, shutdownGraceMs), {
+    graceMs: shutdownGraceMs + cancelCleanupMs + SERVER_CLOSE_MS,
   });
+  // Print only after the handler is in place: whoever waits for this line may signal at once.
+  console.log(
+    `listening on ${running.url} (pid ${process.pid}, export work ${exportWorkMs} ms, shutdown grace ${shutdownGraceMs} ms)`,
+  );
 }
+
+runMain(import.meta.url, main);

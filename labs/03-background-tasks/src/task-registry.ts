@@ -9,12 +9,9 @@
 //     never an unhandled rejection;
 //   - on shutdown it waits a bounded time, then asks the rest to stop (AbortSignal)
 //     and waits, again bounded, for their cleanup.
-import { canTransition, type JobState, type JobStore } from './store.ts';
-
-/** The course's grace period: how long shutdown lets running tasks finish on their own. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 3000;
-/** After asking tasks to stop, how long shutdown waits for their `finally` blocks. */
-export const DEFAULT_CANCEL_CLEANUP_MS = 1000;
+import { errorMessage } from '@tasks-lab/lab-kit';
+import { InvalidTransitionError, JobNotFoundError, type JobState, type JobStore } from '@tasks-lab/01-state-machine';
+import { BACKGROUND_DEFAULTS } from './options.ts';
 
 /** The work a task runs. It should stop early when `signal` aborts (cancelling is a request). */
 export type TaskWork = (signal: AbortSignal) => Promise<unknown>;
@@ -39,14 +36,16 @@ export interface ShutdownReport {
 export interface TaskRegistryOptions {
   /** Where failures are written down; the job id of the failed task is always in the line. */
   log?: (line: string) => void;
+  /** How long shutdown lets running tasks finish on their own. @defaultValue 3000 (the course's grace) */
   graceMs?: number;
+  /** After asking tasks to stop, how long shutdown waits for their `finally` blocks. @defaultValue 1000 */
   cleanupMs?: number;
 }
 
 interface RunningTask {
   jobId: string;
   controller: AbortController;
-  /** The task's promise with its outcome already observed: it never rejects. */
+  /** The task's promise with its outcome observed and recorded on the job: it never rejects. */
   settled: Promise<TaskOutcome>;
 }
 
@@ -63,8 +62,8 @@ export class TaskRegistry {
   constructor(store: JobStore, options: TaskRegistryOptions = {}) {
     this.#store = store;
     this.#log = options.log ?? ((line) => console.error(line));
-    this.#graceMs = options.graceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
-    this.#cleanupMs = options.cleanupMs ?? DEFAULT_CANCEL_CLEANUP_MS;
+    this.#graceMs = options.graceMs ?? BACKGROUND_DEFAULTS.shutdownGraceMs;
+    this.#cleanupMs = options.cleanupMs ?? BACKGROUND_DEFAULTS.cancelCleanupMs;
   }
 
   /** How many started tasks have not settled yet. */
@@ -86,9 +85,12 @@ export class TaskRegistry {
    * rejects: it resolves with the outcome once the task has settled and been observed.
    */
   start(jobId: string, work: TaskWork): Promise<TaskOutcome> {
-    if (this.#shuttingDown) return Promise.resolve(this.#refuse(jobId));
+    if (this.#shuttingDown) return this.#refuse(jobId);
     const controller = new AbortController();
     // Promise.resolve().then(...) also turns a synchronous throw inside `work` into a rejection.
+    // `settled` includes recording the outcome on the job (an awaited store write): shutdown
+    // waits for `settled`, so it never reports a task as cancelled, and the process never
+    // exits, while the job's `cancelled` write is still in flight.
     const settled = Promise.resolve()
       .then(() => work(controller.signal))
       .then(
@@ -132,42 +134,44 @@ export class TaskRegistry {
   }
 
   /** The one place a task's rejection lands: it becomes a job state and a log line. */
-  #observeRejection(jobId: string, signal: AbortSignal, error: unknown): TaskOutcome {
+  async #observeRejection(jobId: string, signal: AbortSignal, error: unknown): Promise<TaskOutcome> {
     // After an abort, a rejection is the task stopping as asked, not a failure.
     if (signal.aborted) {
-      this.#log(`[registry] job ${jobId} cancelled: ${messageOf(signal.reason)}`);
-      this.#moveJob(jobId, 'cancelled');
+      this.#log(`[registry] job ${jobId} cancelled: ${errorMessage(signal.reason)}`);
+      await this.#moveJob(jobId, 'cancelled');
       return 'cancelled';
     }
-    const message = messageOf(error);
+    const message = errorMessage(error);
     this.#failures.push({ jobId, message, error });
     this.#log(`[registry] job ${jobId} failed: ${message}`);
-    this.#moveJob(jobId, 'failed', message);
+    await this.#moveJob(jobId, 'failed', message);
     return 'failed';
   }
 
-  #refuse(jobId: string): TaskOutcome {
+  async #refuse(jobId: string): Promise<TaskOutcome> {
     this.#log(`[registry] job ${jobId} not started: the process is shutting down`);
-    this.#moveJob(jobId, 'cancelled');
+    await this.#moveJob(jobId, 'cancelled');
     return 'cancelled';
   }
 
-  /** Records the outcome on the job when the state machine allows it; never throws. */
-  #moveJob(jobId: string, to: JobState, error?: string): void {
+  /**
+   * Records the outcome on the job when the state machine allows it; never throws.
+   * It asks the store to move the job and lets the store refuse, rather than reading the
+   * state first and deciding: with an async store a state read before an await can be
+   * stale after it. The store's transition checks and writes in one step.
+   */
+  async #moveJob(jobId: string, to: JobState, error?: string): Promise<void> {
     try {
-      const job = this.#store.get(jobId);
-      if (!job) return this.#log(`[registry] job ${jobId} is not in the store; nothing to mark ${to}`);
-      if (!canTransition(job.state, to)) {
-        return this.#log(`[registry] job ${jobId} stays ${job.state}: ${job.state} -> ${to} is not allowed`);
-      }
-      this.#store.transition(jobId, to, error === undefined ? {} : { error });
+      await this.#store.transition(jobId, to, error === undefined ? {} : { error });
     } catch (err) {
       // Throwing here would turn an observed failure back into an unhandled one.
-      this.#log(`[registry] job ${jobId}: could not record ${to}: ${messageOf(err)}`);
+      if (err instanceof InvalidTransitionError) {
+        this.#log(`[registry] job ${jobId} stays ${err.from}: ${err.from} -> ${to} is not allowed`);
+      } else if (err instanceof JobNotFoundError) {
+        this.#log(`[registry] job ${jobId} is not in the store; nothing to mark ${to}`);
+      } else {
+        this.#log(`[registry] job ${jobId}: could not record ${to}: ${errorMessage(err)}`);
+      }
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -35,24 +35,24 @@ describe('POST /exports/background (real HTTP server in this process)', () => {
     const answer = await post(running.url, JSON.stringify({ product_ids: [] }));
     expect(answer.status).toBe(422);
     expect(running.registry.size).toBe(0);
-    expect(running.store.size).toBe(0);
+    expect(await running.store.count()).toBe(0);
   });
 
   it('When the body is not JSON, Then the answer is 415 and no job is created', async () => {
     running = await startBackgroundServer(0, { log: () => {} });
     const answer = await post(running.url, 'product_ids=1', 'application/x-www-form-urlencoded');
     expect(answer.status).toBe(415);
-    expect(running.store.size).toBe(0);
+    expect(await running.store.count()).toBe(0);
   });
 
   it('When the server drains while an export runs, Then the export finishes within the grace period', async () => {
-    running = await startBackgroundServer(0, { exportWorkMs: 200, graceMs: 5_000, log: () => {} });
+    running = await startBackgroundServer(0, { exportWorkMs: 200, shutdownGraceMs: 5_000, log: () => {} });
     const answer = await post(running.url, JSON.stringify({ product_ids: [1, 2] }));
     const jobId = String(answer.body.id);
-    await waitFor('running', () => running!.store.require(jobId).state === 'running');
+    await waitFor('running', async () => (await running!.store.require(jobId)).state === 'running');
     const report = await running.drainAndClose();
     expect(report).toEqual({ finishedInGrace: 1, cancelled: 0, remaining: 0 });
-    expect(running.store.require(jobId).state).toBe('succeeded');
+    expect((await running.store.require(jobId)).state).toBe('succeeded');
     running = undefined;
   });
 });

@@ -1,13 +1,31 @@
-// A check that cannot fail proves nothing. Each test feeds one check a deliberately
-// broken part (through buildChecks' deps) and expects the check to report ok: false.
+// A check that cannot fail proves nothing. Each case breaks one real part (a registry
+// that swallows, forgets or does not wait, a server of a different design, a script
+// that leaks the rejection), runs the check's experiment for real, and expects the
+// check to fail. The last case proves every check has such a case.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { runCheck } from '@tasks-lab/lab-kit';
+import { afterAll, describe } from 'vitest';
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { TaskRegistry, type ShutdownReport, type TaskOutcome, type TaskWork } from '../src/index.ts';
 import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
+import type { CreateRegistry } from '../scripts/scenarios.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh file for the file-backed server's jobs. */
+function jobsFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lab03-jobs-'));
+  tempDirs.push(dir);
+  return join(dir, 'jobs.jsonl');
+}
 
 /** Catches rejections with an empty handler: no crash, but the failure is hidden. */
 class SwallowingRegistry extends TaskRegistry {
@@ -41,64 +59,47 @@ class ImpatientRegistry extends TaskRegistry {
   }
 }
 
-async function runNamed(deps: CheckDeps, nameStart: string) {
-  const check = buildChecks(deps).find((c) => c.name.startsWith(nameStart));
-  if (!check) throw new Error(`no check named "${nameStart}..."`);
-  return runCheck(check);
-}
+const registry = (Variant: typeof TaskRegistry): CheckDeps => ({
+  createRegistry: ((store, options) => new Variant(store, options)) satisfies CreateRegistry,
+});
 
 describe('the lesson 03 checks can fail', () => {
-  it('When the server runs the export before answering, Then the background-export check fails (the 202 is not "queued")', async () => {
-    const result = await runNamed({ serverScript: fixture('blocking-server.ts') }, 'The short export runs after the 202');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('202 with status succeeded');
+  const suite = canFailSuite<CheckDeps>(buildChecks);
+
+  suite.breaks('export-runs-after-202', 'the server runs the export before answering', () => ({
+    server: { script: fixture('blocking-server.ts') },
+  }), { observed: /202 with status succeeded/ });
+
+  suite.breaks('failure-becomes-failed-job', 'the registry swallows rejections', () => registry(SwallowingRegistry), {
+    observed: /0 failure\(s\) recorded/,
   });
 
-  it('When the registry swallows rejections, Then the failure-observed check fails (job not failed, nothing recorded)', async () => {
-    const result = await runNamed(
-      { createRegistry: (store, options) => new SwallowingRegistry(store, options) },
-      'The registry turns a failing task',
-    );
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('0 failure(s) recorded');
+  suite.breaks('slow-task-cancelled-after-grace', 'shutdown neither waits nor cancels', () => registry(ForgetfulRegistry), {
+    observed: /remaining 1/,
   });
 
-  it('When shutdown neither waits nor cancels, Then the slow-task check fails with 1 remaining', async () => {
-    const result = await runNamed(
-      { createRegistry: (store, options) => new ForgetfulRegistry(store, options) },
-      'Shutdown waits the grace period for a slow task',
-    );
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('remaining 1');
+  suite.breaks('slow-task-cancelled-after-grace', 'shutdown waits but never cancels', () => registry(NonCancellingRegistry), {
+    observed: /cleanup ran: no/,
   });
 
-  it('When shutdown waits but never cancels, Then the slow-task check fails: no cleanup, 1 remaining', async () => {
-    const result = await runNamed(
-      { createRegistry: (store, options) => new NonCancellingRegistry(store, options) },
-      'Shutdown waits the grace period for a slow task',
-    );
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('cleanup ran: no');
+  suite.breaks('quick-task-finishes-in-grace', 'shutdown cancels without a grace period', () => registry(ImpatientRegistry), {
+    observed: /cancelled 1/,
   });
 
-  it('When shutdown cancels without a grace period, Then the quick-task check fails (the quick task is cancelled)', async () => {
-    const result = await runNamed(
-      { createRegistry: (store, options) => new ImpatientRegistry(store, options) },
-      'Shutdown lets a quick task finish',
-    );
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('cancelled 1');
-  });
+  suite.breaks('unobserved-rejection-crashes', 'the "registry" never observes the rejection', () => ({
+    rejectionScript: fixture('leaky-rejection.ts'),
+  }), { observed: /registry: exit code 1/ });
 
-  it('When the "registry" never observes the rejection, Then the unobserved-rejection check fails (both processes crash)', async () => {
-    const result = await runNamed({ rejectionScript: fixture('leaky-rejection.ts') }, 'An unobserved rejection crashes');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('registry: exit code 1');
-  });
+  suite.breaks('sigterm-drains-export', 'SIGTERM closes the server without draining the registry', () => ({
+    server: { script: fixture('no-drain-server.ts') },
+  }), { observed: /no shutdown summary/ });
 
-  it('When SIGTERM exits without draining, Then the SIGTERM check fails (no shutdown summary)', async () => {
-    const result = await runNamed({ serverScript: fixture('no-drain-server.ts') }, 'SIGTERM drains');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('no shutdown summary');
-  });
+  suite.breaks('kill-loses-job', 'the server keeps its jobs in a file that survives the restart', () => ({
+    server: {
+      script: fixture('file-backed-server.ts'),
+      env: { JOBS_FILE: jobsFile() },
+    },
+  }), { observed: /after restart -> 200/, timeoutMs: 90_000 });
+
+  suite.coversEveryCheck();
 });

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { loadExercise } from '@tasks-lab/lab-kit';
-import { JobStore } from '../src/store.ts';
+import { MemoryJobStore } from '@tasks-lab/01-state-machine';
 
 const { TaskTracker } = await loadExercise<typeof import('../solutions/observe-failure.ts')>(
   import.meta.url,
@@ -10,13 +10,13 @@ const { TaskTracker } = await loadExercise<typeof import('../solutions/observe-f
 
 describe('exercise: observe a failing task', () => {
   it('When the work throws 100 ms after it starts, Then the failure is recorded and logged with the job id, the job is failed, and nothing is left running', async () => {
-    const store = new JobStore();
+    const store = new MemoryJobStore();
     const logged: string[] = [];
     const tracker = new TaskTracker(store, (line) => logged.push(line));
-    const job = store.create([1, 2]);
+    const job = await store.create([1, 2]);
 
     const task = tracker.start(job.id, async () => {
-      store.transition(job.id, 'running');
+      await store.transition(job.id, 'running');
       await delay(100);
       throw new Error('drill');
     });
@@ -25,23 +25,23 @@ describe('exercise: observe a failing task', () => {
 
     expect(tracker.failures).toEqual([{ jobId: job.id, message: 'drill' }]);
     expect(logged.some((line) => line.includes(job.id) && line.includes('drill'))).toBe(true);
-    expect(store.require(job.id)).toMatchObject({ state: 'failed', error: 'drill' });
+    expect(await store.require(job.id)).toMatchObject({ state: 'failed', error: 'drill' });
     expect(tracker.running.size).toBe(0);
   });
 
   it('When the work succeeds, Then nothing is recorded and nothing is left running', async () => {
-    const store = new JobStore();
+    const store = new MemoryJobStore();
     const tracker = new TaskTracker(store, () => {});
-    const job = store.create([1, 2]);
+    const job = await store.create([1, 2]);
 
     await tracker.start(job.id, async () => {
-      store.transition(job.id, 'running');
+      await store.transition(job.id, 'running');
       await delay(10);
-      store.transition(job.id, 'succeeded', { result: { rows: 2 } });
+      await store.transition(job.id, 'succeeded', { result: { rows: 2 } });
     });
 
     expect(tracker.failures).toEqual([]);
-    expect(store.require(job.id).state).toBe('succeeded');
+    expect((await store.require(job.id)).state).toBe('succeeded');
     expect(tracker.running.size).toBe(0);
   });
 });

@@ -1,32 +1,37 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '@tasks-lab/lab-kit';
-import { readJob, startLabServer, submitBackgroundExport } from '../scripts/lab-server.ts';
+import { startTsProcess, waitFor, withResources } from '@tasks-lab/lab-kit';
+import { launchLabServer, readJob, submitBackgroundExport } from '../scripts/lab-server.ts';
+
+const SERVER_SCRIPT = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
 describe('src/server.ts as a real process', () => {
   it('When SIGTERM arrives during a 30 s export, Then the server waits the grace period, cancels it, reports 0 remaining and exits 0', async () => {
-    const server = await startLabServer(undefined, { EXPORT_WORK_MS: '30000', SHUTDOWN_GRACE_MS: '300' });
-    try {
+    await withResources(undefined, async (res) => {
+      const server = await launchLabServer(res, {}, { EXPORT_WORK_MS: '30000', SHUTDOWN_GRACE_MS: '300' });
       const { body } = await submitBackgroundExport(server.url, [1, 2]);
       await waitFor('running', async () => (await readJob(server.url, body.id)).body.status === 'running');
-      server.process.child.kill('SIGTERM');
-      const exit = await server.process.exited;
+      const exit = await server.process.stop(10_000);
       expect(exit.code).toBe(0);
+      expect(server.process.output()).toContain('draining 1 background task(s), grace 300 ms');
       expect(server.process.output()).toContain(`job ${body.id} cancelled`);
       expect(server.process.output()).toContain('shutdown: 0 finished within grace, 1 cancelled, 0 remaining');
-    } finally {
-      await server.process.kill();
-    }
+    });
   });
 
   it('When SIGINT (Ctrl-C) arrives with nothing running, Then the server reports nothing to drain and exits 0', async () => {
-    const server = await startLabServer(undefined, { SHUTDOWN_GRACE_MS: '10000' });
-    try {
-      server.process.child.kill('SIGINT');
-      const exit = await server.process.exited;
+    await withResources(undefined, async (res) => {
+      const server = await launchLabServer(res, {}, { SHUTDOWN_GRACE_MS: '10000' });
+      const exit = await server.process.kill('SIGINT');
       expect(exit.code).toBe(0);
       expect(server.process.output()).toContain('shutdown: 0 finished within grace, 0 cancelled, 0 remaining');
-    } finally {
-      await server.process.kill();
-    }
+    });
+  });
+
+  it('When SHUTDOWN_GRACE_MS is 0, Then the server refuses to start with one line naming the variable and exits 1', async () => {
+    const server = startTsProcess(SERVER_SCRIPT, { env: { PORT: '0', SHUTDOWN_GRACE_MS: '0' } });
+    const exit = await server.exited;
+    expect(exit.code).toBe(1);
+    expect(server.output().trim()).toMatch(/^invalid options: SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1 to \d+, got "0"$/);
   });
 });

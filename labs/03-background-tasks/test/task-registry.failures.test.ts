@@ -1,14 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../src/store.ts';
+import { MemoryJobStore } from '@tasks-lab/01-state-machine';
 import { TaskRegistry } from '../src/task-registry.ts';
 import { runExportJob, type ExportWork } from '../src/export-work.ts';
 
-function setup() {
-  const store = new JobStore();
+async function setup() {
+  const store = new MemoryJobStore();
   const logged: string[] = [];
   const registry = new TaskRegistry(store, { log: (line) => logged.push(line) });
-  return { store, logged, registry, job: store.create([1, 2]) };
+  return { store, logged, registry, job: await store.create([1, 2]) };
 }
 
 const failsAfter =
@@ -20,7 +20,7 @@ const failsAfter =
 
 describe('TaskRegistry: observing outcomes', () => {
   it('When a task is started, Then the registry holds it until it settles', async () => {
-    const { store, registry, job } = setup();
+    const { store, registry, job } = await setup();
     const settled = registry.start(job.id, (signal) => runExportJob(store, job.id, failsAfter(50, 'boom'), signal));
     expect(registry.size).toBe(1);
     await settled;
@@ -28,16 +28,16 @@ describe('TaskRegistry: observing outcomes', () => {
   });
 
   it('When the work rejects, Then the job is failed with the message, the failure is recorded, and the log names the job', async () => {
-    const { store, logged, registry, job } = setup();
+    const { store, logged, registry, job } = await setup();
     const outcome = await registry.start(job.id, (signal) => runExportJob(store, job.id, failsAfter(20, 'disk full'), signal));
     expect(outcome).toBe('failed');
-    expect(store.require(job.id)).toMatchObject({ state: 'failed', error: 'disk full' });
+    expect(await store.require(job.id)).toMatchObject({ state: 'failed', error: 'disk full' });
     expect(registry.failures).toEqual([expect.objectContaining({ jobId: job.id, message: 'disk full' })]);
     expect(logged).toEqual([`[registry] job ${job.id} failed: disk full`]);
   });
 
   it('When the work throws synchronously, Then it is observed like a rejection', async () => {
-    const { registry, job } = setup();
+    const { registry, job } = await setup();
     const outcome = await registry.start(job.id, () => {
       throw new Error('thrown before any await');
     });
@@ -46,20 +46,29 @@ describe('TaskRegistry: observing outcomes', () => {
   });
 
   it('When the work fails while the job is still queued, Then the job stays queued (queued -> failed is not allowed) and the log says why', async () => {
-    const { store, logged, registry, job } = setup();
+    const { store, logged, registry, job } = await setup();
     await registry.start(job.id, async () => {
       throw new Error('failed before running');
     });
-    expect(store.require(job.id).state).toBe('queued');
+    expect((await store.require(job.id)).state).toBe('queued');
     expect(logged.at(-1)).toContain('queued -> failed is not allowed');
   });
 
+  it('When the job is not in the store, Then the failure is still observed and the log says there was nothing to mark', async () => {
+    const { logged, registry } = await setup();
+    const outcome = await registry.start('no-such-job', async () => {
+      throw new Error('boom');
+    });
+    expect(outcome).toBe('failed');
+    expect(logged.at(-1)).toBe('[registry] job no-such-job is not in the store; nothing to mark failed');
+  });
+
   it('When the work succeeds, Then the outcome is completed and nothing is recorded', async () => {
-    const { store, registry, job } = setup();
+    const { store, registry, job } = await setup();
     const ok: ExportWork = async (ids) => ({ rows: ids.length });
     const outcome = await registry.start(job.id, (signal) => runExportJob(store, job.id, ok, signal));
     expect(outcome).toBe('completed');
-    expect(store.require(job.id)).toMatchObject({ state: 'succeeded', result: { rows: 2 } });
+    expect(await store.require(job.id)).toMatchObject({ state: 'succeeded', result: { rows: 2 } });
     expect(registry.failures).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // the bounded queue and reports how long each put had to wait for room.
 //
 // Check your work: pnpm lab 04 --exercise   (a hint: pnpm lab 04 --hint)
-import type { BoundedQueue } from '@tasks-lab/03-background-tasks';
+import type { BoundedQueue } from '@tasks-lab/02-bounded-async';
 import type { PutTiming } from '../src/producer.ts';
 
 export async function feedQueue(queue: BoundedQueue<number>, ids: readonly number[]): Promise<PutTiming[]> {

@@ -2,30 +2,40 @@
 //   pnpm batch                         20 ids, 2 threads, queue capacity 4, id 7 fails
 //   pnpm batch --fail 7,13             two failing ids
 //   pnpm batch --capacity 1 --work-ms 200
+// The numbers can also come from the environment (BATCH_QUEUE_CAPACITY=1 pnpm batch): see src/options.ts.
 import { parseArgs } from 'node:util';
-import { runThreadedBatch } from '../src/batch.ts';
-import { THREADED_BATCH_DEFAULTS } from '../src/options.ts';
+import { runMain } from '@tasks-lab/lab-kit';
+import { runThreadedBatch, type ThreadedBatchReport } from '../src/batch.ts';
+import { COURSE_FAILING_IDS, THREADED_BATCH_OPTIONS } from '../src/options.ts';
 
-const { values } = parseArgs({
-  options: {
-    capacity: { type: 'string', default: String(THREADED_BATCH_DEFAULTS.capacity) },
-    'work-ms': { type: 'string', default: String(THREADED_BATCH_DEFAULTS.workMs) },
-    fail: { type: 'string', default: THREADED_BATCH_DEFAULTS.failingIds.join(',') },
-  },
-});
+/** A number flag, or undefined when it was not given (the environment or the default applies). */
+const numberFlag = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
-const report = await runThreadedBatch({
-  capacity: Number(values.capacity),
-  workMs: Number(values['work-ms']),
-  failingIds: values.fail ? values.fail.split(',').map(Number) : [],
-});
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      capacity: { type: 'string' },
+      'work-ms': { type: 'string' },
+      fail: { type: 'string', default: COURSE_FAILING_IDS.join(',') },
+    },
+  });
+  const settings = THREADED_BATCH_OPTIONS.read({
+    overrides: { capacity: numberFlag(values.capacity), workMs: numberFlag(values['work-ms']) },
+  });
+  const failingIds = values.fail ? values.fail.split(',').map(Number) : [];
+  print(await runThreadedBatch({ ...settings, failingIds }));
+}
 
-console.log(`${report.threads.length} threads online after ${Math.round(report.threadsOnlineMs)} ms`);
-const waits = report.putTimings.map((t) => Math.round(t.waitedMs));
-console.log(`puts waited (ms): ${waits.join(' ')}`);
-console.log(`peak queue length ${report.peakQueueLength} (capacity ${report.capacity})`);
-console.log(`done ${report.done} + failed ${report.failed} = ${report.done + report.failed}`);
-console.log(`errors ${JSON.stringify(report.errors)}`);
-for (const thread of report.threads) console.log(`thread ${thread.threadId} exited with code ${thread.exitCode}`);
-console.log(`job ${report.job.state}: ${report.job.error ?? JSON.stringify(report.job.result)}`);
-console.log(`finished in ${Math.round(report.elapsedMs)} ms`);
+function print(report: ThreadedBatchReport): void {
+  console.log(`${report.threads.length} threads online after ${Math.round(report.threadsOnlineMs)} ms`);
+  const waits = report.putTimings.map((t) => Math.round(t.waitedMs));
+  console.log(`puts waited (ms): ${waits.join(' ')}`);
+  console.log(`peak queue length ${report.peakQueueLength} (capacity ${report.capacity})`);
+  console.log(`done ${report.done} + failed ${report.failed} = ${report.done + report.failed}`);
+  console.log(`errors ${JSON.stringify(report.errors)}`);
+  for (const thread of report.threads) console.log(`thread ${thread.threadId} exited with code ${thread.exitCode}`);
+  console.log(`job ${report.job.state}: ${report.job.error ?? JSON.stringify(report.job.result)}`);
+  console.log(`finished in ${Math.round(report.elapsedMs)} ms`);
+}
+
+runMain(import.meta.url, main);

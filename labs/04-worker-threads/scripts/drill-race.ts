@@ -2,27 +2,36 @@
 //   pnpm drill:race                      2 threads x 100 increments, 1 ms between read and write
 //   pnpm drill:race --pause-ms 0         no pause: 100 increments often lose nothing...
 //   pnpm drill:race --pause-ms 0 --increments 10000   ...but the race is still there
+// The numbers can also come from the environment (RACE_INCREMENTS=1000): see src/options.ts.
 import { parseArgs } from 'node:util';
-import { INCREMENT_RACE_DEFAULTS } from '../src/options.ts';
+import { runMain } from '@tasks-lab/lab-kit';
+import { INCREMENT_RACE_OPTIONS } from '../src/options.ts';
 import { runIncrementRace } from '../src/race.ts';
 
-const { values } = parseArgs({
-  options: {
-    threads: { type: 'string', default: String(INCREMENT_RACE_DEFAULTS.threads) },
-    increments: { type: 'string', default: String(INCREMENT_RACE_DEFAULTS.incrementsPerThread) },
-    'pause-ms': { type: 'string', default: String(INCREMENT_RACE_DEFAULTS.pauseMs) },
-  },
-});
+const numberFlag = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
-for (const locked of [false, true]) {
-  const race = await runIncrementRace({
-    locked,
-    threads: Number(values.threads),
-    incrementsPerThread: Number(values.increments),
-    pauseMs: Number(values['pause-ms']),
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      threads: { type: 'string' },
+      increments: { type: 'string' },
+      'pause-ms': { type: 'string' },
+    },
   });
-  console.log(
-    `${locked ? 'with the lock:   ' : 'without the lock:'} counter ${race.counter} of ${race.expected} ` +
-      `(${race.lost} lost) in ${Math.round(race.elapsedMs)} ms`,
-  );
+  const settings = INCREMENT_RACE_OPTIONS.read({
+    overrides: {
+      threads: numberFlag(values.threads),
+      incrementsPerThread: numberFlag(values.increments),
+      pauseMs: numberFlag(values['pause-ms']),
+    },
+  });
+  for (const locked of [false, true]) {
+    const race = await runIncrementRace({ ...settings, locked });
+    console.log(
+      `${locked ? 'with the lock:   ' : 'without the lock:'} counter ${race.counter} of ${race.expected} ` +
+        `(${race.lost} lost) in ${Math.round(race.elapsedMs)} ms`,
+    );
+  }
 }
+
+runMain(import.meta.url, main);

@@ -1,7 +1,7 @@
 // Try it yourself (lesson 04): shrink the queue to 1, slow each read to 200 ms, and
 // watch the producer wait. This is the producer of the batch: it feeds every id into
 // the bounded queue and reports how long each put had to wait for room.
-import type { BoundedQueue } from '@tasks-lab/03-background-tasks';
+import type { BoundedQueue } from '@tasks-lab/02-bounded-async';
 import type { PutTiming } from '../src/producer.ts';
 
 export async function feedQueue(queue: BoundedQueue<number>, ids: readonly number[]): Promise<PutTiming[]> {

@@ -3,7 +3,7 @@
 // is consumer-thread.ts; this module holds the logic so tests can start a deliberately
 // broken variant (a different `handleJob`) with the same loop.
 import { threadId, type MessagePort } from 'node:worker_threads';
-import { COUNTER_CELLS } from './counters.ts';
+import { COUNTER_CELLS, incrementCell } from './counters.ts';
 import type { ConsumerSetup, FromConsumer, ToConsumer, WorkSpan } from './messages.ts';
 import { Mutex } from './mutex.ts';
 import { pauseThread, wallClockMs } from './thread-time.ts';
@@ -41,7 +41,7 @@ export const handleJob: JobHandler = (id, context) => {
   const endedAt = wallClockMs();
   const lockHeldMs = timeLocked(context.mutex, () => {
     // The critical section: one counter, a few nanoseconds.
-    context.cells[failure ? COUNTER_CELLS.failed : COUNTER_CELLS.done] += 1;
+    incrementCell(context.cells, failure ? COUNTER_CELLS.failed : COUNTER_CELLS.done);
   });
   // Posting is outside the lock too: nothing else needs to wait for it.
   if (failure) context.send({ type: 'failed', id, message: failure.message });

@@ -16,6 +16,16 @@ export function createCounterBuffer(): SharedArrayBuffer {
   return new SharedArrayBuffer(CELL_COUNT * Int32Array.BYTES_PER_ELEMENT);
 }
 
+/**
+ * Adds one to a counter cell with a plain read and write, not an atomic one: call it
+ * only while holding the lock, which is what makes the read-modify-write safe.
+ */
+export function incrementCell(cells: Int32Array, cell: number): void {
+  const value = cells[cell];
+  if (value === undefined) throw new RangeError(`no counter cell ${cell} (there are ${cells.length})`);
+  cells[cell] = value + 1;
+}
+
 export interface CounterValues {
   done: number;
   failed: number;

@@ -1,27 +1,39 @@
-// The lesson's numbers, as defaults. Tests and drills pass smaller or different values
-// through the same code paths.
+// The lesson's numbers, as validated options: each has an environment variable and the
+// course's value as its default. An entry point reads them once (scripts/batch.ts);
+// tests and drills pass other values in code, and those are checked the same way, so
+// a zero, negative or non-numeric value is refused with a message naming it.
+import { defineOptions, durationMs, wholeNumber } from '@tasks-lab/lab-kit';
 
-export const THREADED_BATCH_DEFAULTS = {
+export const THREADED_BATCH_OPTIONS = defineOptions({
   /** Consumer threads. */
-  threads: 2,
+  threads: wholeNumber('BATCH_THREADS', 2, { min: 1, max: 16 }),
   /** Most ids waiting in the queue at once. */
-  capacity: 4,
-  /** Product ids 1..20. */
-  itemCount: 20,
+  capacity: wholeNumber('BATCH_QUEUE_CAPACITY', 4, { min: 1, max: 1_000 }),
+  /** Product ids 1..itemCount. */
+  itemCount: wholeNumber('BATCH_ITEMS', 20, { min: 1, max: 10_000 }),
   /** The simulated blocking read of one product. */
-  workMs: 50,
-  /** The product whose read fails on purpose. */
-  failingIds: [7] as readonly number[],
+  workMs: durationMs('BATCH_READ_MS', 50, { max: 60_000 }),
   /** A batch that has not finished by then is stopped: its threads are terminated. */
-  timeoutMs: 15_000,
-} as const;
+  timeoutMs: durationMs('BATCH_TIMEOUT_MS', 15_000, { max: 600_000 }),
+});
 
-export const INCREMENT_RACE_DEFAULTS = {
-  threads: 2,
-  incrementsPerThread: 100,
-  /** The pause between reading the counter and writing it back: the window where updates get lost. */
-  pauseMs: 1,
-} as const;
+export type ThreadedBatchSettings = ReturnType<typeof THREADED_BATCH_OPTIONS.defaults>;
+
+/** The product whose read fails on purpose in the course (a bad record). */
+export const COURSE_FAILING_IDS: readonly number[] = [7];
+
+export const INCREMENT_RACE_OPTIONS = defineOptions({
+  /** A race needs at least two threads. */
+  threads: wholeNumber('RACE_THREADS', 2, { min: 2, max: 16 }),
+  incrementsPerThread: wholeNumber('RACE_INCREMENTS', 100, { min: 1, max: 1_000_000 }),
+  /**
+   * The pause between reading the counter and writing it back: the window where updates
+   * get lost. 0 is allowed on purpose: with no pause the race is rarer, not gone (the drill shows it).
+   */
+  pauseMs: durationMs('RACE_PAUSE_MS', 1, { min: 0, max: 1_000 }),
+});
+
+export type IncrementRaceSettings = ReturnType<typeof INCREMENT_RACE_OPTIONS.defaults>;
 
 export function productIds(count: number): number[] {
   return Array.from({ length: count }, (_, index) => index + 1);

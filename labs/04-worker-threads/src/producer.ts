@@ -1,7 +1,7 @@
 // The producer side of the batch, in the main thread: put every id into the bounded
 // queue, then close it. `put` waits while the queue is full, so timing each put shows
 // the backpressure: the producer is held back to the pace of the consumer threads.
-import type { BoundedQueue } from '@tasks-lab/03-background-tasks';
+import type { BoundedQueue } from '@tasks-lab/02-bounded-async';
 
 export interface PutTiming {
   id: number;

@@ -1,11 +1,17 @@
+import { MemoryJobStore } from '@tasks-lab/01-state-machine';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../src/store.ts';
 import { runThreadedBatch, ThreadedBatchTimeoutError } from '../src/batch.ts';
 import type { FeedQueue } from '../src/producer.ts';
 
+/** A producer that never closes the queue: the consumers wait for more ids forever. */
+const neverCloses: FeedQueue = async (queue, ids) => {
+  for (const id of ids) await queue.put(id);
+  return [];
+};
+
 describe('runThreadedBatch (real worker threads)', () => {
   it('When id 7 fails, Then 19 are done, 1 failed, the error names 7, both threads exit 0 and the job is failed', async () => {
-    const store = new JobStore();
+    const store = new MemoryJobStore();
     const report = await runThreadedBatch({ store, workMs: 20 });
 
     expect({ done: report.done, failed: report.failed }).toEqual({ done: 19, failed: 1 });
@@ -13,7 +19,7 @@ describe('runThreadedBatch (real worker threads)', () => {
     expect(report.threads.map((t) => t.exitCode)).toEqual([0, 0]);
     expect(report.threadsStillRunning).toBe(0);
     expect(report.peakQueueLength).toBeLessThanOrEqual(4);
-    expect(store.require(report.job.id)).toMatchObject({ state: 'failed', error: expect.stringContaining('7') });
+    expect(await store.require(report.job.id)).toMatchObject({ state: 'failed', error: expect.stringContaining('7') });
   });
 
   it('When no id fails, Then the job succeeds with 20 rows', async () => {
@@ -31,13 +37,25 @@ describe('runThreadedBatch (real worker threads)', () => {
   });
 
   it('When the producer never closes the queue, Then the batch times out, terminates its threads and fails the job', async () => {
-    const neverCloses: FeedQueue = async (queue, ids) => {
-      for (const id of ids) await queue.put(id);
-      return [];
-    };
-    const store = new JobStore();
+    const store = new MemoryJobStore();
     const run = runThreadedBatch({ store, ids: [1, 2, 3], workMs: 10, feed: neverCloses, timeoutMs: 4_000 });
     await expect(run).rejects.toBeInstanceOf(ThreadedBatchTimeoutError);
-    expect(store.list()[0]).toMatchObject({ state: 'failed', error: 'timed out after 4000 ms' });
+    expect(await store.list()).toMatchObject([{ state: 'failed', error: 'timed out after 4000 ms' }]);
+  });
+
+  it('When the caller aborts the batch, Then its threads are terminated at once and the job fails with the reason', async () => {
+    const store = new MemoryJobStore();
+    const caller = new AbortController();
+    const run = runThreadedBatch({ store, ids: [1, 2, 3], workMs: 10, feed: neverCloses, signal: caller.signal });
+    setTimeout(() => caller.abort(new Error('the caller gave up')), 1_500);
+    const started = Date.now();
+
+    await expect(run).rejects.toThrow('the caller gave up');
+    expect(Date.now() - started).toBeLessThan(4_000); // well before the 15 s batch timeout
+    expect(await store.list()).toMatchObject([{ state: 'failed', error: 'the caller gave up' }]);
+  });
+
+  it('When a setting is zero, Then the batch refuses to start and names the setting', async () => {
+    await expect(runThreadedBatch({ capacity: 0 })).rejects.toThrow(/capacity must be a whole number from 1/);
   });
 });

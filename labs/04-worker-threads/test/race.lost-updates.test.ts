@@ -16,3 +16,16 @@ describe('runIncrementRace (real worker threads)', () => {
     expect(race.exitCodes).toEqual([0, 0, 0]);
   });
 });
+
+describe('runIncrementRace: stopped from outside', () => {
+  it('When the signal aborts mid-race, Then the race rejects at once with the reason instead of running to the end', async () => {
+    const caller = new AbortController();
+    // 2 x 5000 increments with a 1 ms pause each would run for at least 5 s.
+    const race = runIncrementRace({ locked: true, incrementsPerThread: 5_000, signal: caller.signal });
+    setTimeout(() => caller.abort(new Error('time is up')), 500);
+    const started = Date.now();
+
+    await expect(race).rejects.toThrow('time is up');
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});

@@ -5,10 +5,7 @@
 // and never in the middle of one.
 import { appendFileSync, renameSync, rmSync } from 'node:fs';
 
-/** The course's numbers: 20 slices of 0.1 s, so a full read takes about 2 s. */
-export const DEFAULT_SLICES = 20;
-export const DEFAULT_SLICE_MS = 100;
-
+/** One read. The course's is 20 slices of 0.1 s, about 2 s in all (BLOCKING_READ_OPTIONS). */
 export interface ReadPlan {
   productId: number;
   /** How many slices the read has; it stops checking after the last one. */

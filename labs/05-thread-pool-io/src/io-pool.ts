@@ -3,27 +3,24 @@
 // handle per task that behaves like Python's Future (cancel() only works before the
 // task starts). In production you would reach for piscina, which does the same with
 // more care; here the point is to watch the mechanics.
+//
+// Each task is an export job in a SyncJobStore (see sync-job-store.ts for why this
+// store is synchronous).
 import type { Worker } from 'node:worker_threads';
-import {
-  createTaskCells,
-  DEFAULT_SLICE_MS,
-  DEFAULT_SLICES,
-  SLICES_DONE_CELL,
-  STOP_CELL,
-  type ReadOutcome,
-  type ReadPlan,
-} from './blocking-read.ts';
-import { createReadGauge, readGauge } from './read-gauge.ts';
-import { JobStore } from './store.ts';
+import { CodedError } from '@tasks-lab/lab-kit';
 // Lesson 04's helper: starts a worker thread on a .ts entry point (registers tsx inside it).
 import { startTsThread } from '@tasks-lab/04-worker-threads';
+import { createTaskCells, SLICES_DONE_CELL, STOP_CELL, type ReadOutcome, type ReadPlan } from './blocking-read.ts';
+import { BLOCKING_READ_OPTIONS, IO_POOL_OPTIONS, type IoPoolSettings } from './options.ts';
+import { createReadGauge, readGauge } from './read-gauge.ts';
+import { SyncJobStore } from './sync-job-store.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-protocol.ts';
 
 /** Like a Future's state. `done` covers a read that returned, stopped early or not. */
 export type TaskState = 'pending' | 'running' | 'done' | 'cancelled' | 'failed';
 
 export interface TaskHandle {
-  /** The export job's id in the JobStore. */
+  /** The export job's id in the pool's store. */
   readonly id: string;
   readonly productId: number;
   readonly state: TaskState;
@@ -46,35 +43,36 @@ export interface SubmitOptions {
   signal?: AbortSignal;
 }
 
-export interface PoolOptions {
-  /** @defaultValue 2 */
-  threads?: number;
-  /** Tasks allowed to wait for a thread; submit() beyond this throws PoolFullError. @defaultValue 4 */
-  maxPending?: number;
-  /** Where each task's export job lives. @defaultValue a new JobStore */
-  store?: JobStore;
+/** `threads` (2) and `maxPending` (4): see options.ts. */
+export interface PoolOptions extends Partial<IoPoolSettings> {
+  /** Where each task's export job lives. @defaultValue a new SyncJobStore */
+  store?: SyncJobStore;
   /** The worker entry point; the lesson's tests pass a broken one. @defaultValue ./io-worker.ts */
   workerUrl?: URL;
 }
 
-export class TaskCancelledError extends Error {
+export class TaskCancelledError extends CodedError {
   constructor(readonly taskId: string) {
-    super(`Task ${taskId} was cancelled before it started`);
-    this.name = 'TaskCancelledError';
+    super('task-cancelled', `Task ${taskId} was cancelled before it started`);
   }
 }
 
-export class PoolFullError extends Error {
+/** The read threw, or its thread ended (terminated, crashed) before the read returned. */
+export class TaskFailedError extends CodedError {
+  constructor(readonly taskId: string, reason: string) {
+    super('task-failed', reason);
+  }
+}
+
+export class PoolFullError extends CodedError {
   constructor(readonly maxPending: number) {
-    super(`The pool already has ${maxPending} pending tasks; submit again when one has started`);
-    this.name = 'PoolFullError';
+    super('pool-full', `The pool already has ${maxPending} pending tasks; submit again when one has started`);
   }
 }
 
-export class PoolClosedError extends Error {
+export class PoolClosedError extends CodedError {
   constructor() {
-    super('The pool is closed and takes no more tasks');
-    this.name = 'PoolClosedError';
+    super('pool-closed', 'The pool is closed and takes no more tasks');
   }
 }
 
@@ -147,7 +145,7 @@ export interface ThreadSlot {
 export class BlockingIoPool {
   readonly threads: number;
   readonly maxPending: number;
-  readonly store: JobStore;
+  readonly store: SyncJobStore;
   /** Ids of the tasks a thread actually started, in order: a cancelled task never appears. */
   readonly startedTaskIds: string[] = [];
   /** The most tasks the pool ever had pending / running at once (its own bookkeeping). */
@@ -164,9 +162,11 @@ export class BlockingIoPool {
   #closing: Promise<number[]> | undefined;
 
   constructor(options: PoolOptions = {}) {
-    this.threads = options.threads ?? 2;
-    this.maxPending = options.maxPending ?? 4;
-    this.store = options.store ?? new JobStore();
+    // Values set in code are checked like environment values: a pool of 0 threads is refused here.
+    const settings = IO_POOL_OPTIONS.read({ env: {}, overrides: options });
+    this.threads = settings.threads;
+    this.maxPending = settings.maxPending;
+    this.store = options.store ?? new SyncJobStore();
     this.#workerUrl = options.workerUrl ?? new URL('./io-worker.ts', import.meta.url);
     for (let i = 0; i < this.threads; i += 1) this.#slots.push(this.#startThread());
   }
@@ -176,8 +176,9 @@ export class BlockingIoPool {
     if (this.#closed) throw new PoolClosedError();
     if (this.#pending.length >= this.maxPending) throw new PoolFullError(this.maxPending);
     options.signal?.throwIfAborted();
+    const plan = this.#planFor(productId, options); // refuses a bad plan before a job exists
     const job = this.store.create([productId]);
-    const task = new PoolTask(job.id, this.#planFor(productId, options), this);
+    const task = new PoolTask(job.id, plan, this);
     this.#tasks.set(task.id, task);
     this.#watchSignal(task, options.signal);
     this.#pending.push(task);
@@ -213,10 +214,7 @@ export class BlockingIoPool {
   async terminate(task: TaskHandle): Promise<boolean> {
     const slot = this.#slots.find((s) => s.task === this.#own(task));
     if (!slot) return false;
-    slot.ending = 'terminated';
-    const exited = new Promise<void>((resolve) => slot.worker.once('exit', () => resolve()));
-    await slot.worker.terminate();
-    await exited;
+    await this.#terminateThread(slot);
     return true;
   }
 
@@ -251,6 +249,19 @@ export class BlockingIoPool {
     this.#closed = true;
     this.#closing ??= this.#closeWhenIdle();
     return this.#closing;
+  }
+
+  /**
+   * Ends the pool now, without waiting: pending tasks are cancelled and every thread is
+   * terminated, failing the reads it was running (nothing those reads did is undone).
+   * For a caller that cannot wait for close(): a check past its time limit, a process
+   * that must exit. Resolves with the exit codes of the threads it ended.
+   */
+  async destroy(): Promise<number[]> {
+    this.#closed = true;
+    for (const task of [...this.#pending]) this.cancel(task);
+    const alive = this.#slots.filter((slot) => !slot.exited);
+    return Promise.all(alive.map((slot) => this.#terminateThread(slot)));
   }
 
   async #closeWhenIdle(): Promise<number[]> {
@@ -292,13 +303,9 @@ export class BlockingIoPool {
   }
 
   #planFor(productId: number, options: SubmitOptions): ReadPlan {
-    return {
-      productId,
-      slices: options.slices ?? DEFAULT_SLICES,
-      sliceMs: options.sliceMs ?? DEFAULT_SLICE_MS,
-      tempFile: options.tempFile,
-      finalFile: options.finalFile,
-    };
+    // The course's read unless told otherwise; a zero or negative length is refused here.
+    const { slices, sliceMs } = BLOCKING_READ_OPTIONS.read({ env: {}, overrides: { slices: options.slices, sliceMs: options.sliceMs } });
+    return { productId, slices, sliceMs, tempFile: options.tempFile, finalFile: options.finalFile };
   }
 
   #watchSignal(task: PoolTask, signal: AbortSignal | undefined): void {
@@ -359,7 +366,7 @@ export class BlockingIoPool {
     task.state = 'failed';
     this.store.transition(task.id, 'failed', { error: reason });
     this.#tasks.delete(task.id);
-    task.reject(new Error(reason));
+    task.reject(new TaskFailedError(task.id, reason));
   }
 
   #onExit(slot: ThreadSlot, worker: Worker, code: number): void {
@@ -378,6 +385,15 @@ export class BlockingIoPool {
     }
     // A pool that is still open keeps its size: the slot gets a fresh thread.
     if (!this.#closed) this.replaceThread(slot);
+  }
+
+  /** worker.terminate(): the thread ends wherever it is; #onExit fails its task. */
+  async #terminateThread(slot: ThreadSlot): Promise<number> {
+    slot.ending = 'terminated';
+    const worker = slot.worker;
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    await worker.terminate();
+    return exited;
   }
 
   async #closeThread(slot: ThreadSlot): Promise<number> {

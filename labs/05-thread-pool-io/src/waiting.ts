@@ -1,9 +1,10 @@
 // Two ways for async code to wait on a blocking read, and what each does to the thread.
 import type { ReadOutcome } from './blocking-read.ts';
 import type { BlockingIoPool, SubmitOptions, TaskHandle } from './io-pool.ts';
+import { BLOCKING_READ_OPTIONS } from './options.ts';
 
 /** The course's numbers: the caller waits 0.2 s for a 2 s read. */
-export const DEFAULT_WAIT_TIMEOUT_MS = 200;
+const COURSE_WAIT_MS = BLOCKING_READ_OPTIONS.defaults().waitTimeoutMs;
 
 export type WaitResult = { kind: 'finished'; outcome: ReadOutcome } | { kind: 'timed-out'; afterMs: number };
 
@@ -11,7 +12,7 @@ export type WaitResult = { kind: 'finished'; outcome: ReadOutcome } | { kind: 't
  * Python's future.result(timeout=...): races the result against a timer. Only the
  * caller stops waiting; the thread is not told anything and reads on.
  */
-export async function waitWithTimeout(task: TaskHandle, timeoutMs = DEFAULT_WAIT_TIMEOUT_MS): Promise<WaitResult> {
+export async function waitWithTimeout(task: TaskHandle, timeoutMs = COURSE_WAIT_MS): Promise<WaitResult> {
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<WaitResult>((resolve) => {
@@ -40,7 +41,7 @@ export async function readWithDeadline(
   productId: number,
   options: Omit<SubmitOptions, 'signal'> & { timeoutMs?: number } = {},
 ): Promise<DeadlineResult> {
-  const { timeoutMs = DEFAULT_WAIT_TIMEOUT_MS, ...read } = options;
+  const { timeoutMs = COURSE_WAIT_MS, ...read } = options;
   const started = Date.now();
   const signal = AbortSignal.timeout(timeoutMs);
   const task = pool.submit(productId, { ...read, signal });

@@ -24,6 +24,7 @@ export function serveReads(read: ReadFunction): void {
     try {
       send({ type: 'finished', taskId, outcome: read(plan, controlFrom(new Int32Array(message.cells))) });
     } catch (err) {
+      // Not lab-kit's errorMessage: loading lab-kit (and zod with it) adds a few hundred ms to every thread's start.
       send({ type: 'failed', taskId, error: err instanceof Error ? err.message : String(err) });
     } finally {
       leaveRead(gauge);

@@ -1,14 +1,16 @@
-// A check that cannot fail proves nothing. Each test below runs one of the lesson's
-// checks against a pool or helper with one rule broken, and expects the check to fail.
-import { runCheck, type Check } from '@tasks-lab/lab-kit';
+// A check that cannot fail proves nothing. Each case below runs one of the lesson's
+// checks for real against a pool, a thread or a helper with one rule of the lesson
+// broken, and expects the check to fail.
+import { runCheck } from '@tasks-lab/lab-kit';
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
-import type { ReadOutcome } from '../src/blocking-read.ts';
-import type { BlockingIoPool } from '../src/io-pool.ts';
+import type { BlockingIoPool, SubmitOptions } from '../src/io-pool.ts';
 import { waitWithTimeout, type DeadlineResult } from '../src/waiting.ts';
 import {
   CancelPendingDoesNothingPool,
   CancelRunningClaimsSuccessPool,
+  CloseKillsRunningReadsPool,
   NoReplacementPool,
   poolWith,
   stopIgnoringWorker,
@@ -16,12 +18,7 @@ import {
 
 // Shorter reads than the course's so the suite stays quick; the code paths are the same.
 const fast: CheckDeps = { slices: 20, sliceMs: 25, waitTimeoutMs: 60 };
-
-function check(name: string, deps: CheckDeps): Check {
-  const found = buildChecks({ ...fast, ...deps }).find((c) => c.name.startsWith(name));
-  if (!found) throw new Error(`no check named "${name}"`);
-  return found;
-}
+const withFast = (deps: CheckDeps) => () => ({ ...fast, ...deps });
 
 /** A wait that "helpfully" stops the read when it gives up: the thread no longer reads on. */
 const stoppingWait: typeof waitWithTimeout = async (task, timeoutMs) => {
@@ -34,7 +31,7 @@ const stoppingWait: typeof waitWithTimeout = async (task, timeoutMs) => {
 const deadlineWithoutSignal = async (
   pool: BlockingIoPool,
   productId: number,
-  options: { slices?: number; sliceMs?: number; timeoutMs?: number } = {},
+  options: Omit<SubmitOptions, 'signal'> & { timeoutMs?: number } = {},
 ): Promise<DeadlineResult> => {
   const { timeoutMs = 200, ...read } = options;
   const started = Date.now();
@@ -42,68 +39,66 @@ const deadlineWithoutSignal = async (
   const timer = new Promise<DeadlineResult>((resolve) =>
     setTimeout(() => resolve({ kind: 'timed-out', afterMs: Date.now() - started, task }), timeoutMs),
   );
-  const finished = task.result.then((outcome: ReadOutcome): DeadlineResult => ({ kind: 'finished', outcome }));
+  const finished = task.result.then((outcome): DeadlineResult => ({ kind: 'finished', outcome }));
   return Promise.race([finished, timer]);
 };
 
-describe('the checks fail when the pool breaks a rule of the lesson', () => {
-  it('When the correct pool runs every check, Then all of them pass', async () => {
-    for (const c of buildChecks(fast)) {
-      const result = await runCheck(c);
-      expect(result.ok, `${c.name}: ${result.observed}`).toBe(true);
+const stopIgnoringPool = { createPool: poolWith({ workerUrl: stopIgnoringWorker }) };
+
+describe('the checks pass with the lesson pool at test speed', () => {
+  it('When the correct pool runs every check with shorter reads, Then all of them pass', async () => {
+    for (const check of buildChecks(fast)) {
+      const result = await runCheck(check);
+      expect(result.ok, `${check.id}: ${result.observed}`).toBe(true);
     }
-  }, 60_000);
+  }, 90_000);
+});
 
-  it('When the wait stops the read on timeout, Then the wait-timeout check fails', async () => {
-    const result = await runCheck(check('a wait timeout does not stop', { waitWithTimeout: stoppingWait }));
-    expect(result.ok, result.observed).toBe(false);
-  });
+describe('the checks fail when the pool breaks a rule of the lesson', () => {
+  const suite = canFailSuite(buildChecks);
 
-  it('When cancel() of a pending task claims success but leaves it queued, Then the pending-cancel check fails', async () => {
-    const result = await runCheck(
-      check('cancel() on a pending task', { createPool: (o) => new CancelPendingDoesNothingPool(o) }),
-    );
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('ran it anyway');
+  suite.breaks('wait-timeout-read-goes-on', 'the wait stops the read when it gives up', withFast({ waitWithTimeout: stoppingWait }), {
+    observed: /stopped early/,
   });
+  suite.breaks(
+    'cancel-pending-never-runs',
+    'cancel() of a pending task claims success but leaves it queued',
+    withFast({ createPool: (o) => new CancelPendingDoesNothingPool(o) }),
+    { observed: /ran it anyway/ },
+  );
+  suite.breaks(
+    'cancel-running-returns-false',
+    'cancel() of a running task claims success',
+    withFast({ createPool: (o) => new CancelRunningClaimsSuccessPool(o) }),
+    { observed: /cancel\(\) returned true/ },
+  );
+  suite.breaks('stop-flag-ends-read', 'the worker ignores the stop flag', withFast(stopIgnoringPool), {
+    observed: /NOT stopped after 20\/20/,
+  });
+  suite.breaks('pool-limits-pending-and-running', 'the pool has 3 threads', withFast({ createPool: poolWith({ threads: 3 }) }), {
+    observed: /at most 3 reads at once/,
+  });
+  suite.breaks('pool-limits-pending-and-running', 'the pool lets 8 tasks wait', withFast({ createPool: poolWith({ maxPending: 8 }) }), {
+    observed: /submit\(\) took 10/,
+  });
+  suite.breaks('abort-signal-sets-stop-flag', 'the async deadline only races a timer', withFast({ readWithDeadline: deadlineWithoutSignal }), {
+    observed: /NOT stopped/,
+  });
+  suite.breaks('abort-signal-sets-stop-flag', 'the worker ignores the stop flag', withFast(stopIgnoringPool), {
+    observed: /NOT stopped/,
+  });
+  suite.breaks(
+    'drill-terminate-mid-write',
+    'the pool does not replace a terminated thread',
+    withFast({ createPool: (o) => new NoReplacementPool(o) }),
+    { observed: /1\/2 threads alive/ },
+  );
+  suite.breaks(
+    'close-finishes-then-threads-exit',
+    'close() terminates the threads instead of letting the reads finish',
+    withFast({ createPool: (o) => new CloseKillsRunningReadsPool(o) }),
+    { observed: /0\/2 reads finished/ },
+  );
 
-  it('When cancel() of a running task claims success, Then the running-cancel check fails', async () => {
-    const result = await runCheck(
-      check('cancel() on a running task', { createPool: (o) => new CancelRunningClaimsSuccessPool(o) }),
-    );
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('cancel() returned true');
-  });
-
-  it('When the worker ignores the stop flag, Then the stop-flag and AbortSignal checks fail', async () => {
-    const deps = { createPool: poolWith({ workerUrl: stopIgnoringWorker }) };
-    const stopFlag = await runCheck(check('a stop flag ends', deps));
-    const abort = await runCheck(check('an AbortSignal', deps));
-    expect(stopFlag.ok, stopFlag.observed).toBe(false);
-    expect(abort.ok, abort.observed).toBe(false);
-  });
-
-  it('When the pool has 3 threads, Then the limits check fails on running', async () => {
-    const result = await runCheck(check('at most 4 pending', { createPool: poolWith({ threads: 3 }) }));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toMatch(/at most 3 reads at once/);
-  });
-
-  it('When the pool allows 8 pending tasks, Then the limits check fails on pending', async () => {
-    const result = await runCheck(check('at most 4 pending', { createPool: poolWith({ maxPending: 8 }) }));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toMatch(/submit\(\) took 10/);
-  });
-
-  it('When the async deadline does not set the stop flag, Then the AbortSignal check fails', async () => {
-    const result = await runCheck(check('an AbortSignal', { readWithDeadline: deadlineWithoutSignal }));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('NOT stopped');
-  });
-
-  it('When the pool does not replace a terminated thread, Then the fault drill fails', async () => {
-    const result = await runCheck(check('fault drill', { createPool: (o) => new NoReplacementPool(o) }));
-    expect(result.ok, result.observed).toBe(false);
-    expect(result.observed).toContain('1/2 threads alive');
-  });
+  suite.coversEveryCheck();
 });

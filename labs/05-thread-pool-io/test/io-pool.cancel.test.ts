@@ -2,12 +2,12 @@
 import { waitFor } from '@tasks-lab/lab-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlockingIoPool, PoolClosedError, PoolFullError, TaskCancelledError, type TaskHandle } from '../src/io-pool.ts';
-import { JobStore } from '../src/store.ts';
+import { SyncJobStore } from '../src/sync-job-store.ts';
 
 const long = { slices: 40, sliceMs: 25 };
 
 describe('BlockingIoPool: cancel, stop and limits', () => {
-  const store = new JobStore();
+  const store = new SyncJobStore();
   let pool: BlockingIoPool;
   beforeAll(async () => {
     pool = new BlockingIoPool({ threads: 1, maxPending: 2, store });
@@ -91,9 +91,15 @@ describe('BlockingIoPool: cancel, stop and limits', () => {
   });
 
   it('When the signal is already aborted, Then submit() throws and creates no job', () => {
-    const before = store.size;
+    const before = store.count();
     expect(() => pool.submit(1, { signal: AbortSignal.abort() })).toThrow();
-    expect(store.size).toBe(before);
+    expect(store.count()).toBe(before);
+  });
+
+  it('When a read has zero slices, Then submit() refuses it by name and creates no job', () => {
+    const before = store.count();
+    expect(() => pool.submit(1, { slices: 0 })).toThrow(/slices must be a whole number from 1/);
+    expect(store.count()).toBe(before);
   });
 
   it('When the pool is closed, Then it finishes running work, its thread exits with code 0 and submit() is refused', async () => {

@@ -42,3 +42,23 @@ describe('BlockingIoPool: terminate', () => {
     expect(pool.snapshot().threadIds).toEqual(before);
   });
 });
+
+describe('BlockingIoPool: destroy', () => {
+  it('When the pool is destroyed mid-read, Then the running read fails, the pending one is cancelled and every thread is gone at once', async () => {
+    const pool = new BlockingIoPool({ threads: 1 });
+    await pool.ready();
+    const running = pool.submit(1, { slices: 400, sliceMs: 25 }); // 10 s if nothing ended it
+    const pending = pool.submit(2, { slices: 2, sliceMs: 5 });
+    await waitFor('the first slice', () => running.slicesDone >= 1);
+    const started = Date.now();
+
+    const exitCodes = await pool.destroy();
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(exitCodes).toHaveLength(1);
+    await expect(running.result).rejects.toThrow(/terminated by the pool/);
+    await expect(pending.result).rejects.toThrow(/cancelled/);
+    expect(pool.snapshot().liveThreads).toBe(0);
+    expect(await pool.close()).toEqual([]);
+  });
+});

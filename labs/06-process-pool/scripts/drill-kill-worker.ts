@@ -1,7 +1,16 @@
 // The fault drill by hand: `pnpm drill:kill-worker`. Starts a pool of 2 worker
-// processes, starts a 12-row export, SIGKILLs one worker after the first row, and
-// prints what the batch, the job record and the pool do about it.
-import { runKillDrill } from './checks.ts';
+// processes, the first with LAB_FAULTS=while-scoring:crash:once (it SIGKILLs itself
+// holding its first row), runs a 12-row export job on it, and prints what the batch,
+// the job record and the pool do about the lost worker.
+import { runMain } from '@tasks-lab/lab-kit';
+import { runCrashDrill } from './scenarios.ts';
 
-const drill = await runKillDrill({ log: (line) => console.log(line) });
-console.log(drill.returned ? 'UNEXPECTED: the batch returned scores after losing a worker' : 'the batch reported no scores: all or nothing');
+runMain(import.meta.url, async () => {
+  const drill = await runCrashDrill({ log: (line) => console.log(line) });
+  if (drill.returned) {
+    console.log('UNEXPECTED: the batch returned scores after losing a worker');
+    return 1;
+  }
+  console.log('the batch reported no scores: all or nothing');
+  return 0;
+});

@@ -1,4 +1,6 @@
-import { runVerify } from '@tasks-lab/lab-kit';
+import { runMain, runVerify } from '@tasks-lab/lab-kit';
 import { buildChecks } from './checks.ts';
 
-await runVerify({ lesson: '06', title: 'CPU-bound export in a process pool', doc: 'docs/06-process-pool.md', checks: buildChecks() });
+runMain(import.meta.url, async () => {
+  await runVerify({ lesson: '06', title: 'CPU-bound export in a process pool', doc: 'docs/06-process-pool.md', checks: buildChecks() });
+});

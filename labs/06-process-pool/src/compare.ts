@@ -1,8 +1,9 @@
 // Serial versus pool, the lesson's main experiment: `pnpm compare [rows] [rounds]`.
 // Results are compared first; only then do the timings mean anything.
-import { pathToFileURL } from 'node:url';
+import { onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { PROCESS_POOL_OPTIONS } from './options.ts';
 import { ProcessPool } from './process-pool.ts';
-import { DEFAULT_ROUNDS, exportRowsFor, loadScorer, type ExportRow, type RowScore, type ScorerModule } from './scoring.ts';
+import { exportRowsFor, loadScorer, type ExportRow, type RowScore, type ScorerModule } from './scoring.ts';
 
 export function scoreSerially(scorer: ScorerModule, rows: readonly ExportRow[], rounds: number): RowScore[] {
   return rows.map((row) => scorer.scoreExportRow(row, rounds));
@@ -25,9 +26,17 @@ export function firstProductIds(count: number): number[] {
   return Array.from({ length: count }, (_, i) => i + 1);
 }
 
-async function main(): Promise<void> {
-  const rowCount = Number(process.argv[2] ?? 8);
-  const rounds = Number(process.argv[3] ?? DEFAULT_ROUNDS);
+/**
+ * `pnpm compare [rows] [rounds]`: the two arguments are shorthands for EXPORT_ROWS and
+ * SCORE_ROUNDS, and are checked the same way (a bad value names that variable).
+ */
+async function main(): Promise<number> {
+  const [rowsArg, roundsArg] = process.argv.slice(2);
+  const env = { ...process.env };
+  if (rowsArg !== undefined) env.EXPORT_ROWS = rowsArg;
+  if (roundsArg !== undefined) env.SCORE_ROUNDS = roundsArg;
+  const options = PROCESS_POOL_OPTIONS.read({ env });
+  const { rows: rowCount, rounds, poolSize } = options;
   const rows = exportRowsFor(firstProductIds(rowCount));
   const scorer = await loadScorer();
   console.log(`scoring ${rowCount} rows x ${rounds} rounds (parent pid ${process.pid})`);
@@ -36,23 +45,21 @@ async function main(): Promise<void> {
   const serial = scoreSerially(scorer, rows, rounds);
   console.log(`serial: ${Math.round(performance.now() - started)} ms`);
 
-  const pool = await new ProcessPool({ size: 2 }).start();
+  const pool = new ProcessPool({ size: poolSize, startTimeoutMs: options.workerStartTimeoutMs, stopGraceMs: options.workerStopGraceMs });
+  // Ctrl-C while the pool works: close it (its workers exit) instead of leaving them to notice alone.
+  onShutdown(pool.close, { graceMs: options.workerStopGraceMs + SECOND });
   try {
+    await pool.start();
     console.log(`pool: started worker processes ${pool.pids().join(', ')} in ${pool.startupMs} ms (once)`);
     started = performance.now();
     const pooled = await pool.scoreBatch(rows, { rounds });
-    console.log(`pool of 2 processes: ${Math.round(performance.now() - started)} ms (workers used: ${pooled.workerPids.join(', ')})`);
+    console.log(`pool of ${poolSize} processes: ${Math.round(performance.now() - started)} ms (workers used: ${pooled.workerPids.join(', ')})`);
     const difference = findScoreDifference(serial, pooled.scores);
     console.log(difference ? `DIFFERENT: ${difference}` : 'same scores, same order: yes');
-    if (difference) process.exitCode = 1;
+    return difference ? 1 : 0;
   } finally {
     await pool.close();
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runMain(import.meta.url, main);

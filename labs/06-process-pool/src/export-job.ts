@@ -1,9 +1,12 @@
-// The export job around the pool: the job record of lesson 01 says what happened.
+// The export job around the pool: lesson 01's job record says what happened.
 // queued -> running -> succeeded (with the row count) or failed (with the error).
 // A failed batch never writes a result, so nobody can mistake half an export for a whole one.
+// The store is lesson 01's asynchronous JobStore contract; this lab passes a
+// MemoryJobStore (jobs in this process), lesson 11 a MySQL one, and this code stays the same.
+import { errorMessage } from '@tasks-lab/lab-kit';
+import type { JobStore } from '@tasks-lab/01-state-machine';
 import { exportRowsFor, type ExportRow } from './scoring.ts';
 import type { ScoreBatchOptions, ScoreBatchOutcome, ProcessPool } from './process-pool.ts';
-import type { JobStore } from './store.ts';
 
 export interface ScoringExportRun extends ScoreBatchOptions {
   store: JobStore;
@@ -15,15 +18,15 @@ export interface ScoringExportRun extends ScoreBatchOptions {
 
 export async function runScoringExport(run: ScoringExportRun): Promise<ScoreBatchOutcome> {
   const { store, pool, jobId } = run;
-  const job = store.transition(jobId, 'running');
+  const job = await store.transition(jobId, 'running');
   const rows = run.rows ?? exportRowsFor(job.productIds);
   let outcome: ScoreBatchOutcome;
   try {
     outcome = await pool.scoreBatch(rows, { rounds: run.rounds, onProgress: run.onProgress });
   } catch (err) {
-    store.transition(jobId, 'failed', { error: err instanceof Error ? err.message : String(err) });
+    await store.transition(jobId, 'failed', { error: errorMessage(err) });
     throw err;
   }
-  store.transition(jobId, 'succeeded', { result: { rows: outcome.scores.length } });
+  await store.transition(jobId, 'succeeded', { result: { rows: outcome.scores.length } });
   return outcome;
 }

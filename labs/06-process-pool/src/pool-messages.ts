@@ -24,3 +24,11 @@ export type FromScoringWorker =
   | { kind: 'scored'; taskId: number; result: RowScore }
   | { kind: 'echoed'; taskId: number; payload: unknown; keys: string[] }
   | { kind: 'failed'; taskId: number; message: string };
+
+/**
+ * Where a worker process may be made to fail on purpose (LAB_FAULTS, lab-kit's fault
+ * points). `while-scoring`: the worker has taken a row and not answered yet, so a
+ * crash there loses the row it holds, as an out-of-memory kill mid-row would.
+ */
+export const WORKER_FAULT_POINTS = ['while-scoring'] as const;
+export type WorkerFaultPoint = (typeof WORKER_FAULT_POINTS)[number];

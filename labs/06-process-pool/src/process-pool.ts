@@ -14,15 +14,19 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serialize } from 'node:v8';
+import { CodedError, errorMessage, FAULTS_ENV, idempotent } from '@tasks-lab/lab-kit';
+import { PROCESS_POOL_OPTIONS } from './options.ts';
 import type { EchoRequest, FromScoringWorker, ScoreRequest, ToScoringWorker } from './pool-messages.ts';
 import { DEFAULT_ROUNDS, DEFAULT_SCORER_URL, type ExportRow, type RowScore } from './scoring.ts';
 
 /** Each worker runs this file in a fresh Node process, with tsx loaded to read TypeScript. */
 const WORKER_ENTRY = fileURLToPath(new URL('./scoring-worker.ts', import.meta.url));
 const TSX_LOADER = import.meta.resolve('tsx');
+/** The course's values (src/options.ts): a pool built without options gets these. */
+const COURSE = PROCESS_POOL_OPTIONS.defaults();
 
 export interface ProcessPoolOptions {
-  /** How many worker processes. @defaultValue 2 (the course's max_workers) */
+  /** How many worker processes. @defaultValue 2 (the course's max_workers, POOL_SIZE) */
   size?: number;
   /** The module the workers import scoreExportRow from. @defaultValue src/scoring.ts */
   scorerUrl?: string;
@@ -31,8 +35,16 @@ export interface ProcessPoolOptions {
    * "json" (Node's default for fork) silently drops them. @defaultValue 'advanced'
    */
   serialization?: 'advanced' | 'json';
-  /** A worker that has not said "ready" by then fails start(). @defaultValue 20000 */
+  /** A worker that has not said "ready" by then fails start(). @defaultValue 20000 (WORKER_START_TIMEOUT_MS) */
   startTimeoutMs?: number;
+  /** At close, SIGTERM, then SIGKILL for a worker still running after this. @defaultValue 5000 (WORKER_STOP_GRACE_MS) */
+  stopGraceMs?: number;
+  /**
+   * LAB_FAULTS for the first worker process start() launches, and for no other: a
+   * drill's way to make exactly one worker fail at a named point (see
+   * WORKER_FAULT_POINTS). Replacements always start clean, as a restarted process would.
+   */
+  firstWorkerFaults?: string;
 }
 
 export interface ScoreBatchOptions {
@@ -59,29 +71,46 @@ export function describeWorkerExit({ code, signal }: WorkerExit): string {
 }
 
 /** A worker process ended while a batch was unfinished: the whole batch is lost. */
-export class WorkerProcessLostError extends Error {
+export class WorkerProcessLostError extends CodedError {
   constructor(
     readonly pid: number,
     readonly exit: WorkerExit,
   ) {
-    super(`worker process ${pid} exited (${describeWorkerExit(exit)}) during batch`);
-    this.name = 'WorkerProcessLostError';
+    super('worker-lost', `worker process ${pid} exited (${describeWorkerExit(exit)}) during batch`);
   }
 }
 
 /** A row that cannot be copied to another process (a function, a symbol...). */
-export class NotSendableError extends Error {
+export class NotSendableError extends CodedError {
   constructor(index: number, cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`row ${index} cannot be sent to a worker process: ${reason}`, { cause });
-    this.name = 'NotSendableError';
+    super('not-sendable', `row ${index} cannot be sent to a worker process: ${errorMessage(cause)}`, { cause });
   }
 }
 
-export class ProcessPoolClosedError extends Error {
+/** A worker process could not start: it exited before it was ready, or took too long. */
+export class WorkerStartError extends CodedError {
+  constructor(message: string) {
+    super('worker-start-failed', message);
+  }
+}
+
+/** The scorer threw on a row inside a worker process; the batch fails with it. */
+export class RowFailedError extends CodedError {
+  constructor(index: number, pid: number, reason: string) {
+    super('row-failed', `row ${index} failed in worker process ${pid}: ${reason}`);
+  }
+}
+
+export class ProcessPoolClosedError extends CodedError {
   constructor() {
-    super('the process pool is closed');
-    this.name = 'ProcessPoolClosedError';
+    super('pool-closed', 'the process pool is closed');
+  }
+}
+
+/** A replacement worker died before it was ready: it would die again, so the pool stops. */
+export class ProcessPoolBrokenError extends CodedError {
+  constructor(pid: number, exit: WorkerExit) {
+    super('pool-broken', `the process pool is broken: worker process ${pid} exited (${describeWorkerExit(exit)}) while starting`);
   }
 }
 
@@ -126,6 +155,8 @@ export class ProcessPool {
   readonly scorerUrl: string;
   readonly serialization: 'advanced' | 'json';
   readonly startTimeoutMs: number;
+  readonly stopGraceMs: number;
+  readonly firstWorkerFaults: string;
   /** Milliseconds from the first fork() until every worker said "ready" (set by start()). */
   startupMs = 0;
 
@@ -138,16 +169,18 @@ export class ProcessPool {
   #broken: Error | undefined;
 
   constructor(options: ProcessPoolOptions = {}) {
-    this.size = options.size ?? 2;
+    this.size = options.size ?? COURSE.poolSize;
     this.scorerUrl = options.scorerUrl ?? DEFAULT_SCORER_URL;
     this.serialization = options.serialization ?? 'advanced';
-    this.startTimeoutMs = options.startTimeoutMs ?? 20_000;
+    this.startTimeoutMs = options.startTimeoutMs ?? COURSE.workerStartTimeoutMs;
+    this.stopGraceMs = options.stopGraceMs ?? COURSE.workerStopGraceMs;
+    this.firstWorkerFaults = options.firstWorkerFaults ?? '';
   }
 
   /** Starts every worker and waits until all are ready. Call once, before the first batch. */
   async start(): Promise<this> {
     const started = performance.now();
-    for (let i = 0; i < this.size; i += 1) this.#slots.push(this.#spawnWorker());
+    for (let i = 0; i < this.size; i += 1) this.#slots.push(this.#spawnWorker(i === 0 ? this.firstWorkerFaults : ''));
     try {
       await this.#withTimeout(this.whenReady(), `${this.size} worker processes to start`);
     } catch (err) {
@@ -182,14 +215,16 @@ export class ProcessPool {
     return results[0] as { payload: unknown; keys: string[] };
   }
 
-  /** Stops every worker. Unfinished batches fail with ProcessPoolClosedError. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Stops every worker (SIGTERM, then SIGKILL after the grace). Unfinished batches fail
+   * with ProcessPoolClosedError. Idempotent: a second call waits for the first.
+   */
+  readonly close = idempotent(async () => {
     this.#closed = true;
     for (const batch of [...this.#batches]) batch.reject(new ProcessPoolClosedError());
-    await Promise.all(this.#slots.map((slot) => stopProcess(slot.child)));
+    await Promise.all(this.#slots.map((slot) => stopProcess(slot.child, this.stopGraceMs)));
     this.#slots = [];
-  }
+  });
 
   /**
    * What happens to a batch that cannot complete: a worker was lost, or a row failed or
@@ -199,6 +234,15 @@ export class ProcessPool {
    */
   protected abandonBatch(batch: PendingScoreBatch, error: Error): void {
     batch.reject(error);
+  }
+
+  /**
+   * A ready worker was lost: start a fresh one in its place, so the next batch has a
+   * whole pool again. It starts without faults, whatever the lost one had. (The
+   * can-fail test overrides this to prove the recovery check notices a pool that shrinks.)
+   */
+  protected replaceLostWorker(): void {
+    this.#slots.push(this.#spawnWorker(''));
   }
 
   async #runBatch(messages: Outgoing[], onProgress?: BatchState['onProgress']): Promise<{ results: unknown[]; workerPids: number[] }> {
@@ -276,9 +320,11 @@ export class ProcessPool {
     return task;
   }
 
-  #spawnWorker(): WorkerSlot {
+  /** `faults` is the worker's LAB_FAULTS; set even when empty, so a worker never inherits the parent's. */
+  #spawnWorker(faults: string): WorkerSlot {
     const child = fork(WORKER_ENTRY, [this.scorerUrl], {
       execArgv: ['--import', TSX_LOADER],
+      env: { ...process.env, [FAULTS_ENV]: faults },
       serialization: this.serialization,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -307,7 +353,7 @@ export class ProcessPool {
     const onGone = (exit: WorkerExit) => {
       if (gone) return;
       gone = true;
-      failStart(new Error(`worker process ${slot.pid} exited (${describeWorkerExit(exit)}) before it was ready`));
+      failStart(new WorkerStartError(`worker process ${slot.pid} exited (${describeWorkerExit(exit)}) before it was ready`));
       this.#onWorkerExit(slot, exit);
     };
     child.once('exit', (code, signal) => onGone({ code, signal }));
@@ -325,7 +371,7 @@ export class ProcessPool {
     if (task && task.message.taskId === message.taskId && !task.batch.settled) {
       const batch = task.batch;
       if (message.kind === 'failed') {
-        this.abandonBatch(batch, new Error(`row ${task.index} failed in worker process ${slot.pid}: ${message.message}`));
+        this.abandonBatch(batch, new RowFailedError(task.index, slot.pid, message.message));
       } else {
         batch.results[task.index] = message.kind === 'scored' ? message.result : { payload: message.payload, keys: message.keys };
         batch.workerPids.add(slot.pid);
@@ -344,10 +390,10 @@ export class ProcessPool {
     const lost = new WorkerProcessLostError(slot.pid, exit);
     if (slot.isReady) {
       // Replace first, so by the time a caller sees the failure the pool is already recovering.
-      this.#slots.push(this.#spawnWorker());
+      this.replaceLostWorker();
     } else {
       // A worker that dies before it is ready would die again: stop instead of looping.
-      this.#broken = new Error(`the process pool is broken: worker process ${slot.pid} exited (${describeWorkerExit(exit)}) while starting`);
+      this.#broken = new ProcessPoolBrokenError(slot.pid, exit);
     }
     for (const batch of [...this.#batches]) this.abandonBatch(batch, this.#broken ?? lost);
   }
@@ -355,7 +401,7 @@ export class ProcessPool {
   async #withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${this.startTimeoutMs} ms waiting for ${what}`)), this.startTimeoutMs);
+      timer = setTimeout(() => reject(new WorkerStartError(`timed out after ${this.startTimeoutMs} ms waiting for ${what}`)), this.startTimeoutMs);
     });
     try {
       return await Promise.race([work, timeout]);
@@ -374,10 +420,15 @@ export function assertSendable(message: unknown, index: number): void {
   }
 }
 
-function stopProcess(child: ChildProcess): Promise<void> {
+/** SIGTERM (the worker finishes its row and exits), then SIGKILL if it is still there after the grace. */
+function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    const late = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(late);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }

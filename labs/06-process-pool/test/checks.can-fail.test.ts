@@ -1,6 +1,6 @@
-// The key checks, fed deliberately broken parts: each must report a failure.
-import { runCheck, type Check } from '@tasks-lab/lab-kit';
-import { describe, expect, it } from 'vitest';
+// Every check of the lesson, run for real against a deliberately broken part: each must fail.
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
+import { describe } from 'vitest';
 import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
 import { ProcessPool, type PendingScoreBatch, type ScoreBatchOptions, type ScoreBatchOutcome } from '../src/process-pool.ts';
 import type { ExportRow } from '../src/scoring.ts';
@@ -10,6 +10,11 @@ class PartialResultsPool extends ProcessPool {
   protected override abandonBatch(batch: PendingScoreBatch): void {
     batch.resolve(batch.results.filter((result) => result !== undefined));
   }
+}
+
+/** Broken: a lost worker is not replaced, so the pool shrinks with every crash. */
+class ShrinkingPool extends ProcessPool {
+  protected override replaceLostWorker(): void {}
 }
 
 /** Broken: starts a fresh pool for every batch (the "pool per request" mistake). */
@@ -24,34 +29,28 @@ class PoolPerBatch extends ProcessPool {
   }
 }
 
-async function runOnly(deps: CheckDeps, nameStart: string) {
-  const check = buildChecks(deps).find((c: Check) => c.name.startsWith(nameStart));
-  if (!check) throw new Error(`no check named "${nameStart}..."`);
-  return runCheck(check);
-}
+/** Broken: a scorer that adds randomness, as one that read the clock or a counter would. */
+const randomScorer: CheckDeps = { scorerUrl: new URL('./fixtures/random-scorer.ts', import.meta.url).href };
 
 describe('checks can fail', () => {
-  it('When the pool returns partial results after losing a worker, Then the killed-worker check fails', async () => {
-    const result = await runOnly({ createPool: (options) => new PartialResultsPool(options) }, 'a worker killed mid-batch');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/the batch resolved with \d+ of 12 scores; job succeeded/);
-  });
+  const suite = canFailSuite(buildChecks);
 
-  it('When the scorer uses randomness, Then the equality check fails', async () => {
-    const result = await runOnly({ scorerUrl: new URL('./fixtures/random-scorer.ts', import.meta.url).href }, 'serial and pool scores are equal');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/^serial and pool differ: row 0/);
+  suite.breaks('serial-equals-pool', 'the scorer uses randomness', () => randomScorer, { observed: /^serial and pool differ: row 0/ });
+  suite.breaks('timings-reported', 'the scorer uses randomness', () => randomScorer, { observed: /the scores did not agree, so these timings mean nothing/ });
+  suite.breaks('pool-reused', 'a fresh pool is started for every batch', () => ({ createPool: (options) => new PoolPerBatch(options), options: { rounds: 100 } }), {
+    observed: /pool started pids/,
   });
-
-  it("When the pool uses Node's JSON channel, Then the function slips through and the not-sendable check fails", async () => {
-    const result = await runOnly({ createPool: (options) => new ProcessPool({ ...options, serialization: 'json' }) }, 'a function in a row');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/^no error: the batch succeeded with 4 rows; job succeeded/);
+  suite.breaks(
+    'function-refused-before-send',
+    "the pool uses Node's JSON channel (the function slips through)",
+    () => ({ createPool: (options) => new ProcessPool({ ...options, serialization: 'json' }) }),
+    { observed: /^no error: the batch succeeded with 4 rows; job succeeded/ },
+  );
+  suite.breaks('lost-worker-fails-batch', 'the pool returns partial results after losing a worker', () => ({ createPool: (options) => new PartialResultsPool(options) }), {
+    observed: /the batch resolved with \d+ of 12 scores; job succeeded/,
   });
-
-  it('When a fresh pool is started for every batch, Then the reuse check fails', async () => {
-    const result = await runOnly({ createPool: (options) => new PoolPerBatch(options), rounds: 100 }, 'the pool is created once');
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/pool started pids/);
+  suite.breaks('lost-worker-replaced', 'the pool does not replace a lost worker', () => ({ createPool: (options) => new ShrinkingPool(options) }), {
+    observed: /replacement none/,
   });
+  suite.coversEveryCheck();
 });

@@ -1,8 +1,8 @@
 // Integration: worker processes really die here (SIGKILL), and the pool must say so.
-import { isAlive, waitFor } from '@tasks-lab/lab-kit';
+import { faultRule, isAlive, waitFor } from '@tasks-lab/lab-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { firstProductIds } from '../src/compare.ts';
-import { ProcessPool, WorkerProcessLostError } from '../src/process-pool.ts';
+import { ProcessPool, RowFailedError, WorkerProcessLostError } from '../src/process-pool.ts';
 import { exportRowsFor, scoreExportRow } from '../src/scoring.ts';
 
 const pools: ProcessPool[] = [];
@@ -70,5 +70,39 @@ describe('ProcessPool when a worker process dies', () => {
 
     await expect(pool.start()).rejects.toThrow(/worker process \d+ exited \(code 1\) before it was ready/);
     expect(pids.some(isAlive)).toBe(false);
+  });
+});
+
+describe('ProcessPool with a fault point in a worker (LAB_FAULTS)', () => {
+  it('When the first worker crashes while scoring, Then the batch names it and SIGKILL, and its replacement runs clean', async () => {
+    const pool = await startPool({ firstWorkerFaults: faultRule('while-scoring', 'crash') });
+    const [faulty, other] = pool.pids() as [number, number];
+
+    const error = await pool.scoreBatch(exportRowsFor(firstProductIds(6)), { rounds: 50 }).then(() => undefined, (err: unknown) => err);
+
+    expect(error).toBeInstanceOf(WorkerProcessLostError);
+    expect(error).toMatchObject({ code: 'worker-lost', pid: faulty, exit: { signal: 'SIGKILL' } });
+    await pool.whenReady();
+    expect(pool.pids()).toContain(other);
+    const rows = exportRowsFor(firstProductIds(6));
+    const { scores } = await pool.scoreBatch(rows, { rounds: 50 });
+    expect(scores).toEqual(rows.map((row) => scoreExportRow(row, 50)));
+  });
+
+  it('When the fault throws instead, Then the worker lives and the batch fails with that row named', async () => {
+    const pool = await startPool({ size: 1, firstWorkerFaults: faultRule('while-scoring', 'throw') });
+    const pid = pool.pids()[0];
+
+    const batch = pool.scoreBatch(exportRowsFor([1, 2]), { rounds: 10 });
+
+    await expect(batch).rejects.toThrow(RowFailedError);
+    await expect(batch).rejects.toThrow(`row 0 failed in worker process ${pid}: fault injected at while-scoring`);
+    expect(pool.pids()).toEqual([pid]);
+  });
+
+  it('When LAB_FAULTS names a point the worker does not have, Then start() fails instead of injecting nothing', async () => {
+    const pool = new ProcessPool({ size: 1, firstWorkerFaults: faultRule('after-scoring', 'crash') });
+    pools.push(pool);
+    await expect(pool.start()).rejects.toThrow(/exited \(code 1\) before it was ready/);
   });
 });

@@ -4,9 +4,12 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runMain } from '@tasks-lab/lab-kit';
 import { encodedSize, sampleMessage } from '../src/sample-messages.ts';
 
-const out = process.argv[2] ?? join(tmpdir(), 'too-large-message.json');
-const message = sampleMessage(800, 80);
-writeFileSync(out, JSON.stringify(message));
-console.log(`wrote ${out}: ${message.products.length} products, ${encodedSize(message)} bytes`);
+runMain(import.meta.url, () => {
+  const out = process.argv[2] ?? join(tmpdir(), 'too-large-message.json');
+  const message = sampleMessage(800, 80);
+  writeFileSync(out, JSON.stringify(message));
+  console.log(`wrote ${out}: ${message.products.length} products, ${encodedSize(message)} bytes`);
+});

@@ -20,8 +20,8 @@ export const WORK_KINDS: readonly WorkKind[] = ['io-wait', 'blocking-call', 'cpu
 export interface Evidence {
   /** The lab folder, e.g. "02-bounded-async". */
   lab: string;
-  /** Words that identify the check in that lab's results (matched case-insensitively). */
-  check: string;
+  /** The check's stable id in that lab's results ("reads-at-once-limited"); its wording may change, its id does not. */
+  checkId: string;
   /** Finds the cited figure in the check's `observed` text. */
   quote: RegExp;
   /** What the measurement shows, in one sentence. */
@@ -72,19 +72,19 @@ export const DECISION_RECORD: DecisionRecord = {
       evidence: [
         {
           lab: '02-bounded-async',
-          check: 'product reads run at once',
+          checkId: 'reads-at-once-limited',
           quote: /peak reads in flight \d+ \(limit \d+\)/,
           shows: 'the limit holds: reads overlap on one thread, never more than allowed',
         },
         {
           lab: '02-bounded-async',
-          check: '20 products give 20 results',
+          checkId: 'batch-completes-in-order',
           quote: /\d+ results.*?\d+ ms/,
           shows: 'overlapping waits finish 20 reads well inside the budget',
         },
         {
           lab: '02-bounded-async',
-          check: 'never holds more than',
+          checkId: 'queue-bounded',
           quote: /longest queue \d+ \(capacity \d+\)/,
           shows: 'the bounded queue makes the producer wait instead of piling up work',
         },
@@ -102,13 +102,13 @@ export const DECISION_RECORD: DecisionRecord = {
       evidence: [
         {
           lab: '05-thread-pool-io',
-          check: 'pending and 2 running',
+          checkId: 'pool-limits-pending-and-running',
           quote: /at most \d+ pending and \d+ running/,
           shows: 'the pool bounds both the blocking calls in progress and those waiting',
         },
         {
           lab: '05-thread-pool-io',
-          check: 'wait timeout does not stop',
+          checkId: 'wait-timeout-read-goes-on',
           quote: /wait timed-out at \d+ ms.*?finished \d+\/\d+ slices at \d+ ms/,
           shows: 'a timeout ends the waiting, not the blocking call: the limit of this choice',
         },
@@ -126,26 +126,26 @@ export const DECISION_RECORD: DecisionRecord = {
       evidence: [
         {
           lab: '06-process-pool',
-          check: 'both timings are reported',
+          checkId: 'timings-reported',
           quote: /serial \d+ ms, pool of \d+ \d+ ms/,
           shows: 'serial and pool timings for the same rows, measured on this machine',
         },
         {
           lab: '06-process-pool',
-          check: 'both timings are reported',
+          checkId: 'timings-reported',
           quote: /starting \d+ worker processes took \d+ ms/,
           shows: 'starting processes has a price, paid once per pool',
         },
         {
           lab: '06-process-pool',
-          check: 'function in a row fails visibly',
+          checkId: 'function-refused-before-send',
           quote: /could not be cloned/,
           shows: 'only serialisable data crosses a process boundary',
         },
         {
           lab: '06-process-pool',
-          check: 'worker killed mid-batch',
-          quote: /SIGKILL to worker \d+ after \d+ of \d+ rows/,
+          checkId: 'lost-worker-fails-batch',
+          quote: /0 scores returned; job failed/,
           shows: 'a lost worker fails its whole batch',
         },
       ],
@@ -162,13 +162,13 @@ export const DECISION_RECORD: DecisionRecord = {
       evidence: [
         {
           lab: '01-state-machine',
-          check: 'after a SIGKILL and a restart',
+          checkId: 'restart-forgets-jobs',
           quote: /GET old id -> 404/,
           shows: 'a job kept in the API process is gone after a restart',
         },
         {
           lab: '03-background-tasks',
-          check: 'SIGKILL during a slow export',
+          checkId: 'kill-loses-job',
           quote: /GET old id after restart -> 404/,
           shows: 'background work started by the API dies with it, job and all',
         },

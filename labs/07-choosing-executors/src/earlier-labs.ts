@@ -1,9 +1,11 @@
 // Runs the verify script of each earlier lab as a real child process and records
 // what it reported. Lesson 07 bases its decision record on what lessons 01-06
 // showed on this machine, so it first re-runs them and keeps the outcome.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTsProcess } from '@tasks-lab/lab-kit';
+import { startTsProcess, withResources } from '@tasks-lab/lab-kit';
+import { readLabResult } from './evidence.ts';
+import { EARLIER_LABS_OPTIONS } from './options.ts';
 
 /** The labs whose evidence lesson 07 relies on, in lesson order. */
 export const EARLIER_LABS = [
@@ -26,6 +28,8 @@ export interface EarlierLabRun {
   ms: number;
   /** The lab's closing "N passed, N failed" line, or why there is none. */
   summary: string;
+  /** The ids of the checks that failed (`✗ FAIL  <name> [<id>]` lines), so a failure says which one. */
+  failedChecks: string[];
 }
 
 export interface EarlierLabsRecord {
@@ -48,15 +52,29 @@ export function parseVerifySummary(output: string): VerifySummary | null {
   return { passed: Number(last[1]), failed: Number(last[2]), line: last[0].trim() };
 }
 
+/** The ids of the failed checks in a verify's output: runVerify prints `✗ FAIL  <name> [<id>] — observed: ...`. */
+export function parseFailedChecks(output: string): string[] {
+  return [...output.matchAll(/^✗ FAIL {2}.*? \[([a-z0-9]+(?:-[a-z0-9]+)*)\] — observed: /gm)].map((match) => match[1]!);
+}
+
 /** A lab counts as passed only when it printed a summary with zero failures and exited 0. */
 export function judgeRun(summary: VerifySummary | null, exitCode: number | null): EarlierLabStatus {
   if (!summary) return 'no-summary';
   return summary.failed === 0 && summary.passed > 0 && exitCode === 0 ? 'passed' : 'failed';
 }
 
+/**
+ * How long a lab's verify gets to stop after SIGTERM before it is SIGKILLed. On SIGTERM
+ * lab-kit's runVerify aborts its running check, whose processes and connections close;
+ * a bare SIGKILL would leave those behind. Below a check's 15 s clean-up grace.
+ */
+export const VERIFY_STOP_GRACE_MS = 10_000;
+
 export interface RunLabOptions {
-  /** A lab whose verify runs longer than this is killed and recorded as timed out. @defaultValue 180000 */
+  /** A lab whose verify runs longer than this is killed and recorded as timed out. @defaultValue 180000 (EARLIER_LAB_TIMEOUT_MS) */
   timeoutMs?: number;
+  /** Aborting it stops the verify process that is running (a timed-out check leaves none behind). */
+  signal?: AbortSignal;
   /**
    * Epoch ms. When a lab's verify already wrote its .lab-result.json at or after this
    * time, record that run instead of starting another one. `pnpm test` sets it (through
@@ -66,64 +84,69 @@ export interface RunLabOptions {
   reuseSince?: number;
 }
 
-/** The verify run of `lab` recorded at or after `since`, if there is one. */
-export function recentRun(labDir: string, lab: string, since: number): EarlierLabRun | undefined {
+/** The verify run of `lab` recorded at or after `since`, if there is one (`labsDir/lab/.lab-result.json`). */
+export function recentRun(labsDir: string, lab: string, since: number): EarlierLabRun | undefined {
+  let result;
   try {
-    const result = JSON.parse(readFileSync(join(labDir, '.lab-result.json'), 'utf8')) as {
-      passed: number;
-      failed: number;
-      finishedAt: string;
-    };
-    if (Date.parse(result.finishedAt) < since) return undefined;
-    const line = `${result.passed} passed, ${result.failed} failed`;
-    return {
-      lab,
-      // The result file is written only when every check ran; its counts decide alone.
-      status: result.failed === 0 && result.passed > 0 ? 'passed' : 'failed',
-      passed: result.passed,
-      failed: result.failed,
-      exitCode: null, // that run belonged to turbo; its exit code is not ours to see
-      ms: 0,
-      summary: `${line} (run by this \`pnpm test\` at ${result.finishedAt.slice(11, 19)} UTC)`,
-    };
+    result = readLabResult(labsDir, lab);
   } catch {
-    return undefined;
+    return undefined; // an unreadable result file is no reason to skip the run: run the lab again
   }
+  if (!result || Date.parse(result.finishedAt) < since) return undefined;
+  const line = `${result.passed} passed, ${result.failed} failed`;
+  return {
+    lab,
+    // The result file is written only when every check ran; its counts decide alone.
+    status: result.failed === 0 && result.passed > 0 ? 'passed' : 'failed',
+    passed: result.passed,
+    failed: result.failed,
+    exitCode: null, // that run belonged to turbo; its exit code is not ours to see
+    ms: 0,
+    summary: `${line} (run by this \`pnpm test\` at ${result.finishedAt.slice(11, 19)} UTC)`,
+    failedChecks: result.results.filter((check) => !check.ok).map((check) => check.id ?? check.name),
+  };
 }
 
 /** Runs `<labsDir>/<lab>/scripts/verify.ts` with the lab folder as working directory. */
 export async function runLabVerify(labsDir: string, lab: string, options: RunLabOptions = {}): Promise<EarlierLabRun> {
   const labDir = join(labsDir, lab);
   const script = join(labDir, 'scripts', 'verify.ts');
+  const notRun = { passed: null, failed: null, exitCode: null, failedChecks: [] };
   if (!existsSync(script)) {
-    return { lab, status: 'missing', passed: null, failed: null, exitCode: null, ms: 0, summary: `no scripts/verify.ts in labs/${lab}` };
+    return { lab, status: 'missing', ...notRun, ms: 0, summary: `no scripts/verify.ts in labs/${lab}` };
   }
-  const reused = options.reuseSince === undefined ? undefined : recentRun(labDir, lab, options.reuseSince);
+  const reused = options.reuseSince === undefined ? undefined : recentRun(labsDir, lab, options.reuseSince);
   if (reused) return reused;
-  const started = Date.now();
-  const child = startTsProcess(script, { cwd: labDir });
-  const timeoutMs = options.timeoutMs ?? 180_000;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timed-out'>((resolve) => {
-    timer = setTimeout(() => resolve('timed-out'), timeoutMs);
+  const timeoutMs = options.timeoutMs ?? EARLIER_LABS_OPTIONS.defaults().labTimeoutMs;
+  return withResources(options.signal, async (res) => {
+    const started = Date.now();
+    const child = res.add(startTsProcess(script, { cwd: labDir }), (c) => c.stop(VERIFY_STOP_GRACE_MS));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed-out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed-out'), timeoutMs);
+    });
+    res.defer(() => clearTimeout(timer));
+    const exit = await Promise.race([child.exited, timedOut]);
+    // Stopped because the caller gave up (the check's time limit, Ctrl-C): that is not this lab's result.
+    res.throwIfAborted();
+    const ms = Date.now() - started;
+    if (exit === 'timed-out') {
+      await child.stop(VERIFY_STOP_GRACE_MS);
+      return { lab, status: 'timed-out', ...notRun, ms, summary: `still running after ${timeoutMs} ms, stopped` };
+    }
+    const output = child.output();
+    const summary = parseVerifySummary(output);
+    return {
+      lab,
+      status: judgeRun(summary, exit.code),
+      passed: summary?.passed ?? null,
+      failed: summary?.failed ?? null,
+      exitCode: exit.code,
+      ms,
+      summary: summary?.line ?? 'no "N passed, N failed" line in the output',
+      failedChecks: parseFailedChecks(output),
+    };
   });
-  const exit = await Promise.race([child.exited, timedOut]);
-  clearTimeout(timer);
-  const ms = Date.now() - started;
-  if (exit === 'timed-out') {
-    await child.kill();
-    return { lab, status: 'timed-out', passed: null, failed: null, exitCode: null, ms, summary: `still running after ${timeoutMs} ms, killed` };
-  }
-  const summary = parseVerifySummary(child.output());
-  return {
-    lab,
-    status: judgeRun(summary, exit.code),
-    passed: summary?.passed ?? null,
-    failed: summary?.failed ?? null,
-    exitCode: exit.code,
-    ms,
-    summary: summary?.line ?? 'no "N passed, N failed" line in the output',
-  };
 }
 
 export interface RunEarlierLabsOptions extends RunLabOptions {
@@ -153,5 +176,6 @@ export function writeEarlierLabsRecord(labDir: string, record: EarlierLabsRecord
 }
 
 export function formatRun(run: EarlierLabRun): string {
-  return `lab ${run.lab}: ${run.status} (${run.summary}, ${(run.ms / 1000).toFixed(1)} s)`;
+  const failed = run.failedChecks.length > 0 ? `; failed: ${run.failedChecks.join(', ')}` : '';
+  return `lab ${run.lab}: ${run.status} (${run.summary}, ${(run.ms / 1000).toFixed(1)} s${failed})`;
 }

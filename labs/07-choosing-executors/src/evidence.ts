@@ -2,24 +2,48 @@
 // (written by lab-kit's runVerify) and audits the record as a whole.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CodedError, errorMessage } from '@tasks-lab/lab-kit';
+import { z } from 'zod';
 import { WORK_KINDS, type DecisionRecord, type Evidence } from './decision-record.ts';
 
-export interface RecordedCheck {
-  name: string;
-  ok: boolean;
-  observed: string;
+/** One check's line of a .lab-result.json. `id` is missing only in files written before checks had ids. */
+const recordedCheckSchema = z.object({
+  id: z.string().optional(),
+  name: z.string(),
+  ok: z.boolean(),
+  observed: z.string(),
+});
+export type RecordedCheck = z.infer<typeof recordedCheckSchema>;
+
+/** What lab-kit's runVerify writes to a lab's .lab-result.json (the fields lesson 07 reads). */
+const labResultSchema = z.object({
+  lesson: z.string(),
+  finishedAt: z.iso.datetime(),
+  passed: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  results: z.array(recordedCheckSchema),
+});
+export type LabResultFile = z.infer<typeof labResultSchema>;
+
+export class LabResultUnreadableError extends CodedError {
+  constructor(file: string, reason: string) {
+    super('lab-result-unreadable', `${file} is not a verify result: ${reason}`);
+  }
 }
 
-export interface LabResultFile {
-  lesson: string;
-  finishedAt: string;
-  results: RecordedCheck[];
-}
-
+/** The lab's .lab-result.json, or null when its verify never finished; a malformed file is an error naming it. */
 export function readLabResult(labsDir: string, lab: string): LabResultFile | null {
   const file = join(labsDir, lab, '.lab-result.json');
   if (!existsSync(file)) return null;
-  return JSON.parse(readFileSync(file, 'utf8')) as LabResultFile;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new LabResultUnreadableError(file, errorMessage(err));
+  }
+  const parsed = labResultSchema.safeParse(json);
+  if (!parsed.success) throw new LabResultUnreadableError(file, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return parsed.data;
 }
 
 export interface EvidenceFinding {
@@ -29,17 +53,24 @@ export interface EvidenceFinding {
   detail: string;
 }
 
-/** Evidence counts only when the named check exists, passed, and its observed text holds the figure. */
+/** Evidence counts only when the check with that id exists, passed, and its observed text holds the figure. */
 export function lookUpEvidence(labsDir: string, evidence: Evidence): EvidenceFinding {
   const missing = (detail: string): EvidenceFinding => ({ evidence, found: false, detail });
-  const result = readLabResult(labsDir, evidence.lab);
+  let result: LabResultFile | null;
+  try {
+    result = readLabResult(labsDir, evidence.lab);
+  } catch (err) {
+    return missing(errorMessage(err));
+  }
   if (!result) return missing(`lab ${evidence.lab} has no .lab-result.json (run its verify)`);
-  const wanted = evidence.check.toLowerCase();
-  const check = result.results.find((r) => r.name.toLowerCase().includes(wanted));
-  if (!check) return missing(`lab ${evidence.lab} has no check named like "${evidence.check}"`);
-  if (!check.ok) return missing(`lab ${evidence.lab} check "${check.name}" failed: ${check.observed}`);
+  if (result.results.some((r) => r.id === undefined)) {
+    return missing(`lab ${evidence.lab}'s .lab-result.json predates check ids (run its verify again)`);
+  }
+  const check = result.results.find((r) => r.id === evidence.checkId);
+  if (!check) return missing(`lab ${evidence.lab} has no check [${evidence.checkId}]; its checks are ${result.results.map((r) => r.id).join(', ')}`);
+  if (!check.ok) return missing(`lab ${evidence.lab} check [${evidence.checkId}] failed: ${check.observed}`);
   const quote = check.observed.match(evidence.quote);
-  if (!quote) return missing(`lab ${evidence.lab} check "${check.name}" observed "${check.observed}", which does not contain ${evidence.quote}`);
+  if (!quote) return missing(`lab ${evidence.lab} check [${evidence.checkId}] observed "${check.observed}", which does not contain ${evidence.quote}`);
   return { evidence, found: true, detail: `lab ${evidence.lab.slice(0, 2)} "${quote[0]}"` };
 }
 
@@ -55,11 +86,11 @@ export function auditDecisionRecord(record: DecisionRecord, labsDir: string): Re
   const lines: string[] = [];
   for (const kind of WORK_KINDS) {
     const rows = record.rows.filter((row) => row.kind === kind);
-    if (rows.length !== 1) {
+    const [row] = rows;
+    if (row === undefined || rows.length !== 1) {
       problems.push(`kind ${kind} appears ${rows.length} times (expected once)`);
       continue;
     }
-    const row = rows[0];
     for (const field of ['work', 'constraint', 'why', 'limit', 'builtIn'] as const) {
       if (row[field].trim() === '') problems.push(`${kind}: "${field}" is empty`);
     }

@@ -3,6 +3,7 @@
 // nothing else: no passwords, connection strings or live objects. It is JSON (any
 // process in any language can read it), it validates on the way out and on the way
 // in, and it stays under 64 KiB so a broker never holds a bulky payload.
+import { CodedError, errorMessage } from '@tasks-lab/lab-kit';
 import { z } from 'zod';
 
 /** The encoded message must be strictly smaller than this many bytes (64 KiB). */
@@ -34,15 +35,20 @@ export type ExportMessage = z.infer<typeof exportMessageSchema>;
 
 export type MessageProblem = 'invalid-json' | 'invalid-message' | 'too-large';
 
-/** Why a message was refused; `message` names the field or the size. */
-export class MessageContractError extends Error {
+/**
+ * Why a message was refused; `message` names the field or the size. `code` (and its
+ * older name `problem`) says which kind of refusal it is, for code that acts on it.
+ */
+export class MessageContractError extends CodedError {
+  readonly problem: MessageProblem;
+
   constructor(
-    readonly problem: MessageProblem,
+    problem: MessageProblem,
     message: string,
     readonly issues: string[] = [],
   ) {
-    super(message);
-    this.name = 'MessageContractError';
+    super(problem, message);
+    this.problem = problem;
   }
 }
 
@@ -101,8 +107,7 @@ function parseJson(bytes: Uint8Array): unknown {
   try {
     return JSON.parse(utf8.decode(bytes));
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new MessageContractError('invalid-json', `the message is not UTF-8 JSON: ${why}`);
+    throw new MessageContractError('invalid-json', `the message is not UTF-8 JSON: ${errorMessage(err)}`);
   }
 }
 

@@ -20,6 +20,13 @@ export function sampleMessage(count = 3, descriptionLength = 20): ExportMessage 
   };
 }
 
+/** The product at `index` of a message; throws naming the index if there is none. */
+export function productAt(message: ExportMessage, index: number): ProductSnapshot {
+  const product = message.products[index];
+  if (!product) throw new Error(`the message has no product at index ${index} (it has ${message.products.length})`);
+  return product;
+}
+
 /** The JSON UTF-8 size of a value, as encodeMessage would produce it. */
 export function encodedSize(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -33,6 +40,6 @@ export function messageOfSize(bytes: number): ExportMessage {
   const message = sampleMessage(1, 0);
   const padding = bytes - encodedSize(message);
   if (padding < 0) throw new Error(`a message cannot be as small as ${bytes} bytes`);
-  message.products[0].description = 'x'.repeat(padding);
+  productAt(message, 0).description = 'x'.repeat(padding);
   return message;
 }

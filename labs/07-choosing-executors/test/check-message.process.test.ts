@@ -10,7 +10,11 @@ import { sampleMessage } from '../src/sample-messages.ts';
 const labDir = fileURLToPath(new URL('..', import.meta.url));
 
 async function checkMessage(...args: string[]) {
-  const child = startTsProcess(join(labDir, 'scripts', 'check-message.ts'), { args, cwd: labDir, env: { INIT_CWD: labDir } });
+  return checkMessageWith({}, ...args);
+}
+
+async function checkMessageWith(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const child = startTsProcess(join(labDir, 'scripts', 'check-message.ts'), { args, cwd: labDir, env: { INIT_CWD: labDir, MESSAGE_MAX_BYTES: '', ...env } });
   const { code } = await child.exited;
   return { code, output: child.output() };
 }
@@ -44,8 +48,20 @@ describe('pnpm check:message', { timeout: 90_000 }, () => {
     expect(output).toMatch(/the message is \d{6} bytes; it must be smaller than 65536 bytes/);
   });
 
-  it('When given no file or a missing file, Then it exits 2 with a usage or read error', async () => {
+  it('When given no file or a missing file, Then it exits 2 (nothing checked) with a usage or read error', async () => {
     expect((await checkMessage()).code).toBe(2);
     expect((await checkMessage('samples/nope.json')).code).toBe(2);
+  });
+
+  it('When MESSAGE_MAX_BYTES lowers the limit below good.json, Then good.json is refused naming the lower limit', async () => {
+    const { code, output } = await checkMessageWith({ MESSAGE_MAX_BYTES: '200' }, 'samples/good.json');
+    expect(code).toBe(1);
+    expect(output).toMatch(/it must be smaller than 200 bytes/);
+  });
+
+  it('When MESSAGE_MAX_BYTES would raise the limit above 64 KiB, Then nothing is checked and it exits 2 naming the bounds', async () => {
+    const { code, output } = await checkMessageWith({ MESSAGE_MAX_BYTES: '1048576' }, 'samples/good.json');
+    expect(code).toBe(2);
+    expect(output).toContain('MESSAGE_MAX_BYTES must be a whole number from 64 to 65536, got "1048576"');
   });
 });

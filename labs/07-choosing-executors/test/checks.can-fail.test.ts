@@ -1,25 +1,19 @@
-// Every key check must be able to fail: each test runs it against a deliberately
-// broken variant (a contract without .strict(), a 1 MiB limit, a record missing a
-// kind ...) and expects ok: false, next to the healthy variant passing.
+// Every check of the lesson, run for real against a deliberately broken part (a contract
+// without .strict(), a 1 MiB limit, a record missing a kind, an earlier lab that fails,
+// a sample that carries no credentials ...): each must fail.
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCheck, type Check } from '@tasks-lab/lab-kit';
-import { describe, expect, it } from 'vitest';
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
+import { describe } from 'vitest';
 import { z } from 'zod';
-import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
+import { buildChecks } from '../scripts/checks.ts';
 import { DECISION_RECORD, type DecisionRecord, type Evidence } from '../src/decision-record.ts';
 import { createMessageCodec, exportMessageSchema, type MessageCodec } from '../src/message-contract.ts';
-import { addFakeLab, addLabResult, makeLabsDir, verifyPrinting } from './fake-labs.ts';
+import { addFakeLab, addLabResult, fakeVerify, makeLabsDir } from './fake-labs.ts';
 
 const labDir = fileURLToPath(new URL('..', import.meta.url));
-
-async function run(fragment: string, deps: CheckDeps = {}) {
-  const check = buildChecks(deps).find((c: Check) => c.name.includes(fragment));
-  if (!check) throw new Error(`no check named like "${fragment}"`);
-  return runCheck(check);
-}
 
 /** The same shape as the contract, but with zod's default object mode: unknown keys are silently dropped. */
 const productWithoutStrict = z.object({
@@ -30,130 +24,100 @@ const productWithoutStrict = z.object({
   price_cents: z.number().int().nonnegative(),
 });
 const contractWithoutStrict = z.object({ job_id: z.uuid(), products: z.array(productWithoutStrict).min(1) });
-
-describe('credentials check', () => {
-  it('When the contract is strict, Then it passes', async () => {
-    expect((await run('credentials')).ok).toBe(true);
-  });
-
-  it('When the contract lacks .strict(), Then the credentials check fails', async () => {
-    const result = await run('credentials', { codec: createMessageCodec({ schema: contractWithoutStrict }) });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('accepted: password');
-  });
+const loosePrice = exportMessageSchema.extend({
+  products: z.array(productWithoutStrict.extend({ price_cents: z.number() }).strict()).min(1),
 });
 
-describe('oversize check', () => {
-  it('When the size limit is 1 MiB instead of 64 KiB, Then the oversize check fails', async () => {
-    const result = await run('bytes or more is rejected', { codec: createMessageCodec({ maxBytes: 1024 * 1024 }) });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('65536 bytes accepted');
-  });
-});
+/** Hands back the products in another order after decoding. */
+function reorderingCodec(): MessageCodec {
+  const real = createMessageCodec();
+  return {
+    encode: real.encode,
+    decode: (input) => {
+      const message = real.decode(input);
+      return { ...message, products: [...message.products].reverse() };
+    },
+  };
+}
 
-describe('float price check', () => {
-  it('When price_cents accepts any number, Then the float price check fails', async () => {
-    const loosePrice = exportMessageSchema.extend({
-      products: z.array(productWithoutStrict.extend({ price_cents: z.number() }).strict()).min(1),
-    });
-    const result = await run('whole number of cents', { codec: createMessageCodec({ schema: loosePrice }) });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('12.5');
-  });
-});
-
-describe('valid message check', () => {
-  it('When the limit is too small for an ordinary snapshot, Then the valid message check fails', async () => {
-    expect((await run('passes the contract', { codec: createMessageCodec({ maxBytes: 100 }) })).ok).toBe(false);
-  });
-});
-
-describe('round-trip check', () => {
-  it('When decode hands back the products in another order, Then the round-trip check fails', async () => {
-    const real = createMessageCodec();
-    const reordering: MessageCodec = {
-      encode: real.encode,
-      decode: (input) => {
-        const message = real.decode(input);
-        return { ...message, products: [...message.products].reverse() };
-      },
-    };
-    expect((await run('round-trips', { codec: reordering })).ok).toBe(false);
-  });
-});
-
-describe('decision record check', () => {
-  // Evidence in a throwaway labs folder, so the test does not depend on labs 01-06 having run.
+/** Evidence in a throwaway labs folder, so the record check does not depend on labs 01-06 having run. */
+function recordCitingFakeLab(passed: boolean): { record: DecisionRecord; labsDir: string } {
   const labsDir = makeLabsDir();
-  addLabResult(labsDir, '02-fake', [{ name: 'At most 2 reads run at once', ok: true, observed: 'peak 2 of 20' }]);
-  const evidence: Evidence = { lab: '02-fake', check: 'reads run at once', quote: /peak \d+/, shows: 'the limit holds' };
-  const withEvidence: DecisionRecord = { ...DECISION_RECORD, rows: DECISION_RECORD.rows.map((row) => ({ ...row, evidence: [evidence] })) };
+  addLabResult(labsDir, '02-fake', [{ id: 'reads-at-once-limited', name: 'At most 2 reads run at once', ok: passed, observed: 'peak 2 of 20' }]);
+  const evidence: Evidence = { lab: '02-fake', checkId: 'reads-at-once-limited', quote: /peak \d+/, shows: 'the limit holds' };
+  return { record: { ...DECISION_RECORD, rows: DECISION_RECORD.rows.map((row) => ({ ...row, evidence: [evidence] })) }, labsDir };
+}
 
-  it('When all four kinds cite evidence that exists, Then it passes', async () => {
-    const result = await run('four kinds of work', { record: withEvidence, labsDir });
-    expect(result).toMatchObject({ ok: true });
+describe('checks can fail', () => {
+  const suite = canFailSuite(buildChecks);
+
+  // Each fake lab is a real tsx process running lab-kit's runVerify.
+  suite.breaks(
+    'earlier-labs-passed',
+    'one earlier lab fails a check',
+    () => {
+      const labsDir = makeLabsDir();
+      addFakeLab(labsDir, 'aa-one', fakeVerify(2, 0));
+      addFakeLab(labsDir, 'bb-broken', fakeVerify(2, 1));
+      return { labsDir, labDir: labsDir, earlierLabs: ['aa-one', 'bb-broken'] };
+    },
+    { observed: /not passed: bb-broken failed \[fake-1\]/, timeoutMs: 120_000 },
+  );
+  suite.breaks(
+    'earlier-labs-passed',
+    'an earlier lab has no verify script',
+    () => {
+      const labsDir = makeLabsDir();
+      addFakeLab(labsDir, 'aa-one', fakeVerify(1, 0));
+      return { labsDir, labDir: labsDir, earlierLabs: ['aa-one', 'bb-absent'] };
+    },
+    { observed: /bb-absent missing/, timeoutMs: 120_000 },
+  );
+  suite.breaks(
+    'decision-record-backed',
+    'the record is missing the durable kind',
+    () => {
+      const { record, labsDir } = recordCitingFakeLab(true);
+      return { record: { ...record, rows: record.rows.filter((row) => row.kind !== 'durable') }, labsDir };
+    },
+    { observed: /kind durable appears 0 times/ },
+  );
+  suite.breaks('decision-record-backed', 'a cited check failed in its lab', () => recordCitingFakeLab(false), {
+    observed: /check \[reads-at-once-limited\] failed/,
   });
-
-  it('When the record is missing a kind, Then the decision record check fails naming it', async () => {
-    const missingDurable = { ...withEvidence, rows: withEvidence.rows.filter((row) => row.kind !== 'durable') };
-    const result = await run('four kinds of work', { record: missingDurable, labsDir });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('durable appears 0 times');
+  suite.breaks(
+    'queue-runtime-recorded',
+    'the record promises exactly-once delivery',
+    () => ({ record: { ...DECISION_RECORD, queue: { ...DECISION_RECORD.queue, delivery: 'exactly once' } } }),
+    { observed: /missing or vague: delivery/ },
+  );
+  suite.breaks('valid-message-accepted', 'the limit is too small for an ordinary snapshot', () => ({ codec: createMessageCodec({ maxBytes: 100 }) }), {
+    observed: /refused/,
   });
-
-  it('When a cited check failed in its lab, Then the decision record check fails', async () => {
-    const failedLabs = makeLabsDir();
-    addLabResult(failedLabs, '02-fake', [{ name: 'At most 2 reads run at once', ok: false, observed: 'peak 3 of 20' }]);
-    expect((await run('four kinds of work', { record: withEvidence, labsDir: failedLabs })).ok).toBe(false);
+  suite.breaks('credentials-refused', 'the contract lacks .strict()', () => ({ codec: createMessageCodec({ schema: contractWithoutStrict }) }), {
+    observed: /accepted: password/,
   });
-});
-
-describe('task queue runtime check', () => {
-  it('When the record promises exactly-once delivery, Then the queue runtime check fails', async () => {
-    const record = { ...DECISION_RECORD, queue: { ...DECISION_RECORD.queue, delivery: 'exactly once' } };
-    const result = await run('delivery guarantee', { record });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('delivery');
+  suite.breaks('oversize-refused', 'the size limit is 1 MiB instead of 64 KiB', () => ({ codec: createMessageCodec({ maxBytes: 1024 * 1024 }) }), {
+    observed: /65536 bytes accepted/,
   });
-});
-
-// Each fake lab is a real tsx process.
-describe('earlier labs check', { timeout: 90_000 }, () => {
-  it('When every earlier lab passes, Then it passes and writes .earlier-labs.json', async () => {
-    const labsDir = makeLabsDir();
-    addFakeLab(labsDir, 'aa-one', verifyPrinting(2, 0));
-    addFakeLab(labsDir, 'bb-two', verifyPrinting(3, 0));
-    const result = await run('earlier labs', { labsDir, labDir: labsDir, earlierLabs: ['aa-one', 'bb-two'] });
-    expect(result).toMatchObject({ ok: true });
+  suite.breaks('float-price-refused', 'price_cents accepts any number', () => ({ codec: createMessageCodec({ schema: loosePrice }) }), {
+    observed: /accepted price_cents 12\.5/,
   });
-
-  it('When one earlier lab fails a check, Then the earlier labs check fails naming it', async () => {
-    const labsDir = makeLabsDir();
-    addFakeLab(labsDir, 'aa-one', verifyPrinting(2, 0));
-    addFakeLab(labsDir, 'bb-broken', verifyPrinting(2, 1));
-    const result = await run('earlier labs', { labsDir, labDir: labsDir, earlierLabs: ['aa-one', 'bb-broken'] });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('bb-broken failed');
+  suite.breaks('round-trip-exact', 'decode hands back the products in another order', () => ({ codec: reorderingCodec() }), {
+    observed: /equal after decode: false/,
   });
-
-  it('When an earlier lab has no verify script, Then the earlier labs check fails', async () => {
-    const labsDir = makeLabsDir();
-    addFakeLab(labsDir, 'aa-one', verifyPrinting(2, 0));
-    const result = await run('earlier labs', { labsDir, labDir: labsDir, earlierLabs: ['aa-one', 'bb-absent'] });
-    expect(result.ok).toBe(false);
-  });
-});
-
-describe('checker script drill', () => {
   // Four real tsx processes, one after another: slow on a busy 2-core machine.
-  it('When the "with credentials" sample carries no credentials, Then the drill fails because the script accepts it', { timeout: 120_000 }, async () => {
-    const samplesDir = mkdtempSync(join(tmpdir(), 'lab07-samples-'));
-    copyFileSync(join(labDir, 'samples', 'good.json'), join(samplesDir, 'good.json'));
-    copyFileSync(join(labDir, 'samples', 'float-price.json'), join(samplesDir, 'float-price.json'));
-    copyFileSync(join(labDir, 'samples', 'good.json'), join(samplesDir, 'with-credentials.json'));
-    const result = await run('drill', { samplesDir });
-    expect(result.ok).toBe(false);
-    expect(result.observed).toContain('with-credentials.json exit 0');
-  });
+  suite.breaks(
+    'checker-script-drill',
+    'the "with credentials" sample carries no credentials',
+    () => {
+      const samplesDir = mkdtempSync(join(tmpdir(), 'lab07-samples-'));
+      copyFileSync(join(labDir, 'samples', 'good.json'), join(samplesDir, 'good.json'));
+      copyFileSync(join(labDir, 'samples', 'float-price.json'), join(samplesDir, 'float-price.json'));
+      copyFileSync(join(labDir, 'samples', 'good.json'), join(samplesDir, 'with-credentials.json'));
+      return { samplesDir };
+    },
+    { observed: /with-credentials\.json exit 0/, timeoutMs: 180_000 },
+  );
+  suite.coversEveryCheck();
 });
-

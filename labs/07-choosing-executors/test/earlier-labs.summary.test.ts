@@ -1,5 +1,6 @@
+import { formatResult } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
-import { judgeRun, parseVerifySummary } from '../src/earlier-labs.ts';
+import { judgeRun, parseFailedChecks, parseVerifySummary } from '../src/earlier-labs.ts';
 
 describe('parseVerifySummary', () => {
   it('When the output ends with the runVerify summary, Then it reads both counts', () => {
@@ -31,5 +32,26 @@ describe('judgeRun', () => {
 
   it('When there is no summary line, Then the status says so', () => {
     expect(judgeRun(null, 0)).toBe('no-summary');
+  });
+});
+
+describe('parseFailedChecks', () => {
+  // The lines come from lab-kit's own formatter, so a change to its format shows here.
+  const line = (ok: boolean, name: string, id: string, observed: string) => formatResult({ ok, name, id, observed, ms: 1 });
+
+  it('When two checks failed and one passed, Then the ids of the failed ones are read, in order', () => {
+    const output = [
+      'Lesson 03: x',
+      line(false, 'Drill: SIGKILL [during] a slow export', 'kill-loses-job', 'GET old id -> 200'),
+      line(true, 'Shutdown drains', 'sigterm-drains', 'finished'),
+      line(false, 'The registry fails a job', 'failing-task-fails-job', 'state running [stuck] — observed: twice'),
+      '',
+      '1 passed, 2 failed',
+    ].join('\n');
+    expect(parseFailedChecks(output)).toEqual(['kill-loses-job', 'failing-task-fails-job']);
+  });
+
+  it('When every check passed, Then there are no failed ids', () => {
+    expect(parseFailedChecks(line(true, 'a', 'a-check', 'fine'))).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import {
   MAX_MESSAGE_BYTES,
   MessageContractError,
 } from '../src/message-contract.ts';
-import { encodedSize, messageOfSize, sampleMessage } from '../src/sample-messages.ts';
+import { encodedSize, messageOfSize, productAt, sampleMessage } from '../src/sample-messages.ts';
 
 function refusalOf(fn: () => unknown): MessageContractError {
   try {
@@ -32,13 +32,18 @@ describe('encodeMessage / decodeMessage', () => {
     expect(error.message).toContain('job_id');
   });
 
+  it('When a message is refused, Then the error has a stable code (the same as its problem) and its own name', () => {
+    const error = refusalOf(() => decodeMessage('{"job_id":'));
+    expect(error).toMatchObject({ code: 'invalid-json', problem: 'invalid-json', name: 'MessageContractError' });
+  });
+
   it('When the product list is empty, Then the message is refused', () => {
     expect(refusalOf(() => encodeMessage({ ...sampleMessage(1), products: [] })).message).toContain('at least one product');
   });
 
   it('When a product field is missing, Then the message is refused naming the path', () => {
     const message = sampleMessage(1);
-    const { is_active: _dropped, ...product } = message.products[0];
+    const { is_active: _dropped, ...product } = productAt(message, 0);
     const error = refusalOf(() => encodeMessage({ ...message, products: [product] }));
     expect(error.message).toContain('products.0.is_active');
   });
@@ -72,10 +77,11 @@ describe('encodeMessage / decodeMessage', () => {
   it('When size is measured, Then it counts UTF-8 bytes, not characters', () => {
     const message = messageOfSize(MAX_MESSAGE_BYTES - 10);
     // Four 3-byte characters replace four 1-byte ones: +8 bytes, still 2 under the limit.
-    message.products[0].description = message.products[0].description.slice(4) + '咖啡咖啡';
+    const product = productAt(message, 0);
+    product.description = product.description.slice(4) + '咖啡咖啡';
     expect(encodedSize(message)).toBe(MAX_MESSAGE_BYTES - 2);
     expect(() => encodeMessage(message)).not.toThrow();
-    message.products[0].description = message.products[0].description.slice(1) + '咖';
+    product.description = product.description.slice(1) + '咖';
     expect(refusalOf(() => encodeMessage(message)).problem).toBe('too-large');
   });
 

@@ -2,9 +2,9 @@
 // the SAME business id. Three answers must stay apart: still pending, finished
 // (with the worker's result or its failure), and unknown to Redis: never submitted,
 // or removed after its hour. "Unknown" is not "waiting" (Celery's PENDING blurs the two).
-import type { ExportMessage } from '@tasks-lab/07-choosing-executors';
-import type { JobState, Queue } from 'bullmq';
+import type { JobState } from 'bullmq';
 import type { ArtifactResult } from '../src/artifacts.ts';
+import type { ExportsQueue } from '../src/producer.ts';
 
 export type ExportLookup =
   | { state: 'unknown'; jobId: string }
@@ -12,7 +12,7 @@ export type ExportLookup =
   | { state: 'completed'; jobId: string; result: ArtifactResult }
   | { state: 'failed'; jobId: string; reason: string };
 
-export async function lookupExport(queue: Queue<ExportMessage, ArtifactResult>, jobId: string): Promise<ExportLookup> {
+export async function lookupExport(queue: ExportsQueue, jobId: string): Promise<ExportLookup> {
   // State first, then the job's fields: read the other way round, a job that finishes
   // between the two reads looks "completed" but carries no result yet.
   const state = await queue.getJobState(jobId);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jobIdSchema } from '@tasks-lab/07-choosing-executors';
+import { jobIdSchema } from '@tasks-lab/01-state-machine';
 
 /** This lab's folder; artifacts/ under it is git-ignored. */
 export const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));

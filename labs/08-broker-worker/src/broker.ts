@@ -3,15 +3,24 @@
 // Every connection setting comes from @tasks-lab/infra, which reads the generated
 // password from .env.tasks; nothing here prints it.
 import { labPrefix, redisOptions, serviceSettings } from '@tasks-lab/infra';
-import type { ConnectionOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
+import type { QueueAddress } from './queue-layer.ts';
 
-/** The queue the course calls `exports`. */
+/** The queue the course calls `exports` (EXPORTS_QUEUE in the environment picks another). */
 export const EXPORTS_QUEUE = 'exports';
 /** The job name the worker registers, as the course names its task. */
 export const EXPORT_JOB_NAME = 'products.export';
+export type ExportJobName = typeof EXPORT_JOB_NAME;
 /** Lesson 08's BullMQ key prefix: `tasks-lab08`, so parallel labs never share keys. */
 export const QUEUE_PREFIX = labPrefix('08');
+
+/** Where lesson 08's export jobs live: prefix tasks-lab08, queue `queueName`. */
+export function exportsAddress(queueName: string = EXPORTS_QUEUE): QueueAddress {
+  return { prefix: QUEUE_PREFIX, queueName };
+}
+
+/** The course's address: `tasks-lab08`, queue `exports`. */
+export const EXPORTS_ADDRESS: QueueAddress = exportsAddress(EXPORTS_QUEUE);
 
 /** One hour, the course's result lifetime. */
 export const RESULT_TTL_SECONDS = 3600;
@@ -31,15 +40,6 @@ export const RESULT_RETENTION = {
 /** Connection options for ioredis and BullMQ, from @tasks-lab/infra (password included: never print them). */
 export function brokerConnection(overrides: RedisOptions = {}): RedisOptions {
   return redisOptions(overrides);
-}
-
-/**
- * The same options, typed for BullMQ's Queue/Worker/QueueEvents. BullMQ declares its
- * own copy of ioredis's option type, and the two disagree only on `retryStrategy`'s
- * null return, so the cast is safe.
- */
-export function queueConnection(options: RedisOptions = brokerConnection()): ConnectionOptions {
-  return options as ConnectionOptions;
 }
 
 /** Where the broker is, in words safe to print: no password, only whether one is set. */

@@ -9,7 +9,10 @@ import express, { type Express } from 'express';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
-export function createDashboardApp(queues: readonly Queue[]): Express {
+/** The dashboard shows any queue: it reads job data and results, it never types them. */
+export type AnyQueue = Queue<unknown, unknown, string>;
+
+export function createDashboardApp(queues: readonly AnyQueue[]): Express {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({

@@ -2,17 +2,18 @@
 // and the first line says which). It only reads the queues; it never waits on a job.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
 import { ensureInfra } from '@tasks-lab/infra';
-import type { Queue } from 'bullmq';
+import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import type { RedisOptions } from 'ioredis';
-import { brokerConnection, EXPORTS_QUEUE } from './broker.ts';
-import { createDashboardApp, DASHBOARD_PATH } from './dashboard.ts';
-import { openExportsQueue } from './producer.ts';
+import { EXPORTS_QUEUE, exportsAddress } from './broker.ts';
+import { createDashboardApp, DASHBOARD_PATH, type AnyQueue } from './dashboard.ts';
+import { SERVER_OPTIONS } from './options.ts';
+import { openQueue } from './queue-layer.ts';
 
 export interface DashboardServer {
   url: string;
   server: Server;
+  /** Stops listening, then closes the queues; a second call waits for the first. */
   close(): Promise<void>;
 }
 
@@ -25,20 +26,21 @@ export interface DashboardOptions {
 }
 
 export async function startDashboardServer(options: DashboardOptions = {}): Promise<DashboardServer> {
-  const connection = options.connection ?? brokerConnection();
-  const queues: Queue[] = (options.queueNames ?? [EXPORTS_QUEUE]).map((name) => openExportsQueue(name, connection));
-  const app = createDashboardApp(queues);
+  const queues: AnyQueue[] = [];
   const closeQueues = () => Promise.all(queues.map((queue) => queue.close())).then(() => undefined);
   try {
-    const server = await listen(app, options.port ?? 0);
+    for (const name of options.queueNames ?? [EXPORTS_QUEUE]) {
+      queues.push(await openQueue(exportsAddress(name), { connection: options.connection }));
+    }
+    const server = await listen(createDashboardApp(queues), options.port ?? 0);
     const { port } = server.address() as AddressInfo;
     return {
       url: `http://127.0.0.1:${port}`,
       server,
-      close: async () => {
+      close: idempotent(async () => {
         await new Promise<void>((done) => server.close(() => done()));
         await closeQueues();
-      },
+      }),
     };
   } catch (err) {
     await closeQueues();
@@ -52,22 +54,10 @@ function listen(app: ReturnType<typeof createDashboardApp>, port: number): Promi
   });
 }
 
-async function main() {
+runMain(import.meta.url, async () => {
+  const options = SERVER_OPTIONS.read();
   await ensureInfra({ services: ['redis'], log: (line) => console.log(`[infra] ${line}`) });
-  const queueName = process.env.EXPORTS_QUEUE || EXPORTS_QUEUE;
-  const running = await startDashboardServer({ port: Number(process.env.PORT ?? 8000), queueNames: [queueName] });
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  console.log(`dashboard on ${running.url}${DASHBOARD_PATH} (queue: ${queueName})`);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
-}
+  const running = await startDashboardServer({ port: options.port, queueNames: [options.queueName] });
+  onShutdown(running.close, { graceMs: 5 * SECOND });
+  console.log(`dashboard on ${running.url}${DASHBOARD_PATH} (queue: ${options.queueName})`);
+});

@@ -3,14 +3,18 @@
 // worker's result through QueueEvents. Waiting like this is for a terminal only;
 // an HTTP handler returns 202 and lets the client poll.
 import { randomUUID } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import { MessageContractError, type ExportMessage } from '@tasks-lab/07-choosing-executors';
 import { ensureInfra } from '@tasks-lab/infra';
-import { EXPORTS_QUEUE } from './broker.ts';
-import { openExportsEvents, openExportsQueue, ResultTimeoutError, enqueueExport, waitForExportResult } from './producer.ts';
+import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import type { QueueEvents } from 'bullmq';
+import type { ArtifactResult } from './artifacts.ts';
+import { exportsAddress } from './broker.ts';
+import { SUBMIT_OPTIONS, type SubmitOptionValues } from './options.ts';
+import { enqueueExport, type ExportsQueue } from './producer.ts';
+import { openQueue, openQueueEvents, ResultTimeoutError, waitForResult } from './queue-layer.ts';
 
 /** How long the CLI waits for a result by default, in seconds (the course waits 15 s). */
-export const DEFAULT_WAIT_SECONDS = 15;
+export const DEFAULT_WAIT_SECONDS = SUBMIT_OPTIONS.defaults().waitSeconds;
 
 export const EXIT_CONTRACT = 2;
 export const EXIT_NO_RESULT = 3;
@@ -23,26 +27,35 @@ export function oneProductSnapshot(jobId: string = randomUUID()): ExportMessage 
   };
 }
 
-export function parseWaitSeconds(argv: readonly string[]): number {
+/**
+ * The CLI's options: SUBMIT_OPTIONS from the environment, where `--timeout-s N` sets
+ * SUBMIT_TIMEOUT_S and is checked the same way (a whole number of seconds, 1 to 3600).
+ */
+export function readSubmitOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): SubmitOptionValues {
   const at = argv.indexOf('--timeout-s');
-  if (at === -1) return DEFAULT_WAIT_SECONDS;
-  const seconds = Number(argv[at + 1]);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout-s needs a positive number of seconds, got "${argv[at + 1]}"`);
-  return seconds;
+  if (at === -1) return SUBMIT_OPTIONS.read({ env });
+  const value = argv[at + 1] ?? '(nothing)';
+  return SUBMIT_OPTIONS.read({ env: { ...env, [SUBMIT_OPTIONS.specs.waitSeconds.env]: value } });
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const waitSeconds = parseWaitSeconds(argv);
+  const options = readSubmitOptions(argv);
   await ensureInfra({ services: ['redis'], log: (line) => console.log(`[infra] ${line}`) });
-  const queueName = process.env.EXPORTS_QUEUE || EXPORTS_QUEUE;
-  const queue = openExportsQueue(queueName);
-  const events = openExportsEvents(queueName);
+  const address = exportsAddress(options.queueName);
+  let queue: ExportsQueue | undefined;
+  let events: QueueEvents<ArtifactResult> | undefined;
+  const close = idempotent(async () => {
+    await events?.close();
+    await queue?.close();
+  });
+  const stopListening = onShutdown(close, { graceMs: 5 * SECOND });
   try {
+    queue = await openQueue(address);
     // Subscribe before adding, so a fast worker's "completed" event cannot be missed.
-    await events.waitUntilReady();
+    events = await openQueueEvents<ArtifactResult>(address);
     const job = await enqueueExport(queue, oneProductSnapshot());
-    console.log(`submitted ${job.id} to queue ${queueName} as ${job.name}`);
-    const result = await waitForExportResult(job, events, waitSeconds * 1000);
+    console.log(`submitted ${job.id} to queue ${options.queueName} as ${job.name}`);
+    const result = await waitForResult(job, events, options.waitSeconds * SECOND);
     console.log(`result ${JSON.stringify(result)}`);
     console.log(`state ${await job.getState()}`);
     return 0;
@@ -58,19 +71,9 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   } finally {
-    await events.close();
-    await queue.close();
+    stopListening();
+    await close();
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      console.error(err instanceof Error ? err.message : err);
-      process.exitCode = 1;
-    },
-  );
-}
+runMain(import.meta.url, () => main(process.argv.slice(2)));

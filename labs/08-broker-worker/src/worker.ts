@@ -1,21 +1,27 @@
 // `pnpm worker`: the export worker as its own OS process, like the course's
-// `celery worker -Q exports --concurrency=2`. EXPORTS_QUEUE picks another queue name
-// (the checks and tests use their own); SIGTERM or Ctrl-C closes it cleanly.
+// `celery worker -Q exports --concurrency=2`. Its options come from the environment
+// (src/options.ts: EXPORTS_QUEUE, WORKER_CONCURRENCY, ...); the checks and tests use
+// queues of their own. SIGTERM or Ctrl-C closes it: the jobs in progress finish first,
+// for at most SHUTDOWN_GRACE_MS.
 import { ensureInfra } from '@tasks-lab/infra';
-import { pathToFileURL } from 'node:url';
-import { describeBroker, EXPORTS_QUEUE } from './broker.ts';
-import { exportHandlers, startExportWorker, type JobHandlers } from './export-worker.ts';
+import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { describeBroker, type ExportJobName } from './broker.ts';
+import { exportHandlers, startExportWorker, type ExportHandlers, type ExportsWorker } from './export-worker.ts';
+import { WORKER_OPTIONS } from './options.ts';
 
-export interface WorkerProcessOptions {
-  /** @defaultValue exportHandlers(): products.export writing to artifacts/ */
-  handlers?: JobHandlers;
-}
+/** How long a stopping worker may spend finishing its jobs before it exits anyway (an export takes milliseconds). */
+export const SHUTDOWN_GRACE_MS = 10 * SECOND;
 
-export async function runWorkerProcess(options: WorkerProcessOptions = {}): Promise<void> {
+/**
+ * Starts the worker with `handlers` and prints one ready line:
+ * `worker <pid> ready: queue <name>, concurrency <n>, registered: <job names>`.
+ * The can-fail fixtures call it with broken handlers.
+ */
+export async function runWorkerProcess<Name extends string = ExportJobName>(handlers: ExportHandlers<Name>): Promise<ExportsWorker<Name>> {
+  const options = WORKER_OPTIONS.read(); // a bad value stops the process here, before Redis is touched
   await ensureInfra({ services: ['redis'], log: (line) => console.log(`[infra] ${line}`) });
-  const queueName = process.env.EXPORTS_QUEUE || EXPORTS_QUEUE;
-  const handlers = options.handlers ?? exportHandlers();
-  const worker = startExportWorker({ queueName, handlers });
+  const worker = startExportWorker({ ...options, handlers });
+  onShutdown(idempotent(() => worker.close()), { graceMs: SHUTDOWN_GRACE_MS });
 
   worker.on('completed', (job, result) => {
     console.log(`completed ${job.name} ${job.id}: ${JSON.stringify(result)}`);
@@ -23,26 +29,15 @@ export async function runWorkerProcess(options: WorkerProcessOptions = {}): Prom
   worker.on('failed', (job, err) => {
     console.log(`failed ${job?.name ?? '?'} ${job?.id ?? '?'}: ${err.message}`);
   });
-  // Connection trouble is reported, not thrown: BullMQ keeps reconnecting.
-  worker.on('error', (err) => console.error(`worker error: ${err.message}`));
-
-  const stop = async () => {
-    await worker.close(); // waits for the jobs in progress
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 
   await worker.waitUntilReady();
-  console.log(`${describeBroker()}`);
+  console.log(describeBroker());
   console.log(
-    `worker ${process.pid} ready: queue ${queueName}, concurrency ${worker.opts.concurrency}, registered: ${Object.keys(handlers).join(', ')}`,
+    `worker ${process.pid} ready: queue ${options.queueName}, concurrency ${worker.opts.concurrency}, registered: ${Object.keys(handlers).join(', ')}`,
   );
+  return worker;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runWorkerProcess().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
-}
+runMain(import.meta.url, async () => {
+  await runWorkerProcess(exportHandlers());
+});

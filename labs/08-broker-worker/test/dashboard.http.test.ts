@@ -25,7 +25,7 @@ describe('the dashboard', () => {
     const res = await fetch(`${server.url}/admin/queues/api/queues`);
     const body = (await res.json()) as { queues: Array<{ name: string; readOnlyMode: boolean }> };
     expect(body.queues.map((q) => q.name)).toEqual([queueName]);
-    expect(body.queues[0].readOnlyMode).toBe(true);
+    expect(body.queues[0]?.readOnlyMode).toBe(true);
   });
 
   it('When / is opened, Then it redirects to the dashboard', async () => {

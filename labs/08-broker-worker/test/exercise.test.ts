@@ -7,28 +7,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleMessage } from '@tasks-lab/07-choosing-executors';
 import { loadExercise } from '@tasks-lab/lab-kit';
-import type { QueueEvents, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportHandlers, startExportWorker } from '../src/export-worker.ts';
-import { enqueueExport, openExportsEvents, openExportsQueue } from '../src/producer.ts';
+import { exportsAddress } from '../src/broker.ts';
+import { exportHandlers, startExportWorker, type ExportsWorker } from '../src/export-worker.ts';
+import { enqueueExport, type ExportsQueue } from '../src/producer.ts';
+import { enqueue, openQueue, waitForFinalState } from '../src/queue-layer.ts';
 import { obliterateQueues, uniqueQueueName } from './queues.ts';
 
 const { lookupExport } = await loadExercise<typeof import('../solutions/lookup.ts')>(import.meta.url, 'lookup.ts');
 
 const queueName = uniqueQueueName('exercise');
-const queue = openExportsQueue(queueName);
 const artifactsDir = mkdtempSync(join(tmpdir(), 'lab08-exercise-'));
-let events: QueueEvents;
-let worker: Worker | undefined;
+let queue: ExportsQueue;
+let worker: ExportsWorker | undefined;
 
 beforeAll(async () => {
-  events = openExportsEvents(queueName);
-  await events.waitUntilReady();
+  queue = await openQueue(exportsAddress(queueName));
 });
 afterAll(async () => {
   await worker?.close();
-  await events.close();
-  await queue.close();
+  await queue?.close();
   await obliterateQueues([queueName]);
   rmSync(artifactsDir, { recursive: true, force: true });
 });
@@ -47,18 +45,25 @@ describe('lookupExport', () => {
 
   it('When a worker starts later and finishes, Then the same id answers "completed" with the path and row count', async () => {
     const message = sampleMessage(2);
-    const job = await enqueueExport(queue, message);
+    await enqueueExport(queue, message);
     worker = startExportWorker({ queueName, handlers: exportHandlers({ artifactsDir }) });
-    await job.waitUntilFinished(events, 30_000);
+    await waitForFinalState(queue, message.job_id, { timeoutMs: 30_000 });
     const answer = await lookupExport(queue, message.job_id);
     expect(answer.state).toBe('completed');
     expect(answer).toMatchObject({ jobId: message.job_id, result: { job_id: message.job_id, rows: 2 } });
   });
 
   it('When the job failed, Then the answer carries the reason', async () => {
-    const job = await queue.add('products.unknown' as string, sampleMessage(1), { jobId: randomUUID() });
-    await job.waitUntilFinished(events, 30_000).catch(() => undefined);
-    const answer = await lookupExport(queue, job.id!);
+    // A job name no worker handles, added the way an outdated producer would.
+    const careless = await openQueue<unknown, unknown, string>(exportsAddress(queueName));
+    const jobId = randomUUID();
+    try {
+      await enqueue(careless, 'products.unknown', sampleMessage(1), { jobId });
+      await waitForFinalState(careless, jobId, { timeoutMs: 30_000 });
+    } finally {
+      await careless.close();
+    }
+    const answer = await lookupExport(queue, jobId);
     expect(answer).toMatchObject({ state: 'failed', reason: expect.stringMatching(/no processor registered/) });
   });
 });

@@ -1,23 +1,25 @@
 // The producer against the real lab Redis, with no worker: what reaches the queue,
 // under which id, with which retention, and what a wait that runs out says.
 import { messageOfSize, MAX_MESSAGE_BYTES, MessageContractError, sampleMessage } from '@tasks-lab/07-choosing-executors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueEvents } from 'bullmq';
-import { RESULT_RETENTION } from '../src/broker.ts';
-import { enqueueExport, openExportsEvents, openExportsQueue, ResultTimeoutError, waitForExportResult } from '../src/producer.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArtifactResult } from '../src/artifacts.ts';
+import { exportsAddress, RESULT_RETENTION } from '../src/broker.ts';
+import { enqueueExport, type ExportsQueue } from '../src/producer.ts';
+import { enqueue, openQueue, openQueueEvents, ResultTimeoutError, waitForResult } from '../src/queue-layer.ts';
 import { obliterateQueues, uniqueQueueName } from './queues.ts';
 
 const queueName = uniqueQueueName('producer');
-const queue = openExportsQueue(queueName);
-let events: QueueEvents;
+let queue: ExportsQueue;
+let events: QueueEvents<ArtifactResult>;
 
 beforeAll(async () => {
-  events = openExportsEvents(queueName);
-  await events.waitUntilReady();
+  queue = await openQueue(exportsAddress(queueName));
+  events = await openQueueEvents<ArtifactResult>(exportsAddress(queueName));
 });
 afterAll(async () => {
-  await events.close();
-  await queue.close();
+  await events?.close();
+  await queue?.close();
   await obliterateQueues([queueName]);
 });
 
@@ -33,7 +35,7 @@ describe('enqueueExport', () => {
 
   it('When a job is stored, Then it carries removeOnComplete age 3600 and a longer removeOnFail', async () => {
     const job = await enqueueExport(queue, sampleMessage(1));
-    const stored = await queue.getJob(job.id!);
+    const stored = await queue.getJob(job.id ?? '');
     expect(stored?.opts.removeOnComplete).toEqual(RESULT_RETENTION.removeOnComplete);
     expect(stored?.opts.removeOnFail).toEqual({ age: 86_400 });
   });
@@ -42,8 +44,11 @@ describe('enqueueExport', () => {
     const first = sampleMessage(1);
     const second = { ...sampleMessage(3), job_id: first.job_id };
     await enqueueExport(queue, first);
-    await expect(enqueueExport(queue, second)).resolves.toBeDefined();
+    const before = await queue.count();
+    const again = await enqueueExport(queue, second);
+    expect(again.id).toBe(first.job_id);
     expect((await queue.getJob(first.job_id))?.data.products).toHaveLength(1);
+    expect(await queue.count()).toBe(before);
   });
 
   it('When a message breaks the contract, Then it is refused before Redis and the queue does not grow', async () => {
@@ -55,14 +60,34 @@ describe('enqueueExport', () => {
   });
 });
 
-describe('waitForExportResult', () => {
+describe('enqueue (the layer)', () => {
+  for (const jobId of ['exports:1', '42']) {
+    it(`When the job id is ${JSON.stringify(jobId)}, Then it is refused before Redis (BullMQ would misread it)`, async () => {
+      const before = await queue.count();
+      await expect(enqueue(queue, 'products.export', sampleMessage(1), { jobId })).rejects.toThrow(/must not contain ':' or be a plain integer/);
+      expect(await queue.count()).toBe(before);
+    });
+  }
+
+  it('When a validator is given, Then it runs before Redis and its refusal stops the add', async () => {
+    const before = await queue.count();
+    const refuse = () => {
+      throw new Error('refused by the validator');
+    };
+    await expect(enqueue(queue, 'products.export', sampleMessage(1), { jobId: 'refused-job', validate: refuse })).rejects.toThrow('refused by the validator');
+    expect(await queue.count()).toBe(before);
+  });
+});
+
+describe('waitForResult', () => {
   it('When no worker runs, Then the wait ends with "no result within N s; the job is still waiting" and the job stays', async () => {
     const job = await enqueueExport(queue, sampleMessage(1));
     const started = Date.now();
-    const error = await waitForExportResult(job, events, 300).catch((err: unknown) => err);
+    const error = await waitForResult(job, events, 300).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ResultTimeoutError);
+    expect((error as ResultTimeoutError).code).toBe('result-timeout');
     expect((error as Error).message).toBe(`no result within 0.3 s; the job is still waiting (id ${job.id})`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(await queue.getJobState(job.id!)).toBe('waiting');
+    expect(await queue.getJobState(job.id ?? '')).toBe('waiting');
   });
 });

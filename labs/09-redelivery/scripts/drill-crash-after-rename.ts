@@ -1,15 +1,19 @@
-// The fault drill by hand: `pnpm drill:crash-after-rename`. Worker A writes the file and
-// kills itself before BullMQ hears about it; worker B picks the job up after the stall check.
+// The fault drill by hand: `pnpm drill:crash-after-rename`. Worker A (LAB_FAULTS=
+// after-rename:crash:once) writes the file and kills itself before BullMQ hears about
+// it; worker B, started without faults, picks the job up after the stall check.
 import { ensureInfra } from '@tasks-lab/infra';
-import { crashAfterRename, DRILL_TIMINGS } from './scenarios.ts';
+import { runMain } from '@tasks-lab/lab-kit';
+import { crashAfterRename, DRILL_TIMINGS, runByHand } from './scenarios.ts';
 
-await ensureInfra({ services: ['redis'], log: (line) => console.log(line) });
-console.log(`lockDuration ${DRILL_TIMINGS.lockDurationMs} ms, stalledInterval ${DRILL_TIMINGS.stalledIntervalMs} ms (BullMQ's defaults: 30000 and 30000)`);
-const e = await crashAfterRename({ log: (line) => console.log(line) });
-for (const [i, x] of e.executions.entries()) {
-  console.log(`execution ${i + 1}: pid ${x.pid}, BullMQ job ${x.bullJobId}, attemptsStarted ${x.attemptsStarted}, attemptsMade ${x.attemptsMade}`);
-}
-console.log(`final state ${e.finalState} by pid ${e.result?.pid}, ${e.recoveryMs} ms after the crash`);
-console.log(`sha256 after the crash ${e.digestAfterCrash}`);
-console.log(`sha256 at the end      ${e.finalDigest}`);
-console.log(e.finalDigest === e.digestAfterCrash ? 'same file: the second run rewrote identical bytes' : 'DIFFERENT file: the export is not idempotent');
+runMain(import.meta.url, async () => {
+  await ensureInfra({ services: ['redis'], log: (line) => console.log(line) });
+  console.log(`lockDuration ${DRILL_TIMINGS.lockDurationMs} ms, stalledInterval ${DRILL_TIMINGS.stalledIntervalMs} ms (BullMQ's defaults: 30000 and 30000)`);
+  const e = await runByHand((signal) => crashAfterRename(signal, { log: (line) => console.log(line) }));
+  for (const [i, x] of e.executions.entries()) {
+    console.log(`execution ${i + 1}: pid ${x.pid}, BullMQ job ${x.bullJobId}, attemptsStarted ${x.attemptsStarted}, attemptsMade ${x.attemptsMade}`);
+  }
+  console.log(`final state ${e.finalState} by pid ${e.result?.pid}, ${e.recoveryMs} ms after the crash`);
+  console.log(`sha256 after the crash ${e.digestAfterCrash}`);
+  console.log(`sha256 at the end      ${e.finalDigest}`);
+  console.log(e.finalDigest === e.digestAfterCrash ? 'same file: the second run rewrote identical bytes' : 'DIFFERENT file: the export is not idempotent');
+});

@@ -1,10 +1,17 @@
-// A poison job by hand: `pnpm drill:poison [maxStalledCount]`. Every delivery kills its
-// worker; a supervisor starts a new worker each time, up to maxStalledCount + 3 of them.
+// A poison job by hand: `pnpm drill:poison [maxStalledCount]`. Every worker starts with
+// LAB_FAULTS=after-rename:crash:always, so every delivery kills its worker; a supervisor
+// starts a new worker each time, up to maxStalledCount + 3 of them.
 import { ensureInfra } from '@tasks-lab/infra';
-import { poisonJob } from './scenarios.ts';
+import { runMain } from '@tasks-lab/lab-kit';
+import { WORKER_OPTIONS } from '../src/options.ts';
+import { poisonJob, runByHand } from './scenarios.ts';
 
-await ensureInfra({ services: ['redis'], log: (line) => console.log(line) });
-const maxStalledCount = Number(process.argv[2] ?? 1);
-const e = await poisonJob({ maxStalledCount, log: (line) => console.log(line) });
-console.log(`maxStalledCount ${e.maxStalledCount}: ${e.executions} executions, ${e.workersKilled} workers killed`);
-console.log(`final state ${e.finalState}${e.failedReason ? `: ${e.failedReason}` : ''} (attemptsStarted ${e.attemptsStarted})`);
+runMain(import.meta.url, async () => {
+  // The argument stands for MAX_STALLED_COUNT and is checked the same way (a whole number within its bounds).
+  const argument = process.argv[2];
+  const { maxStalledCount } = WORKER_OPTIONS.read(argument === undefined ? {} : { env: { [WORKER_OPTIONS.specs.maxStalledCount.env]: argument } });
+  await ensureInfra({ services: ['redis'], log: (line) => console.log(line) });
+  const e = await runByHand((signal) => poisonJob(signal, { maxStalledCount, log: (line) => console.log(line) }));
+  console.log(`maxStalledCount ${e.maxStalledCount}: ${e.executions} executions, ${e.workersKilled} workers killed`);
+  console.log(`final state ${e.finalState}${e.failedReason ? `: ${e.failedReason}` : ''} (attemptsStarted ${e.attemptsStarted})`);
+});

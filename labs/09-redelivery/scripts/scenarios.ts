@@ -1,21 +1,46 @@
 // The lesson's experiments as functions: each starts real worker processes on a queue
-// of its own, does one thing to them, and returns what it saw. The checks judge the
-// evidence; the drill scripts print it.
+// of its own, does one thing to them, and returns what it saw (typed evidence). The
+// checks judge the evidence; the drill scripts print it. Everything an experiment
+// starts belongs to a resource scope tied to `signal`: when a check runs out of time,
+// its workers are killed and its queue removed at once.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker, type Job, type Queue } from 'bullmq';
+import type { JobState } from 'bullmq';
 import { Redis } from 'ioredis';
-import { labPrefix, redisOptions } from '@tasks-lab/infra';
-import { sampleMessage, type ExportMessage } from '@tasks-lab/08-broker-worker';
-import { sleep, startTsProcess, waitFor, type LabProcess } from '@tasks-lab/lab-kit';
-import { readExecutions, type ExecutionEntry } from '../src/execution-log.ts';
-import { bullConnection, openExportQueue, waitForJobState } from '../src/queue.ts';
-import { submitExport } from '../src/submit.ts';
-import { finalArtifactPath, isTempArtifact, renderArtifactBytes, sha256Hex, writeArtifactAtomically, type ArtifactWriter } from '../src/artifact.ts';
-import type { CrashPoint, DeliveryResult } from '../src/export-worker.ts';
+import { redisOptions } from '@tasks-lab/infra';
+import {
+  FAULTS_ENV,
+  faultRule,
+  launchProcess,
+  onShutdown,
+  sleep,
+  waitFor,
+  withResources,
+  type LabProcess,
+  type Resources,
+} from '@tasks-lab/lab-kit';
+import { sampleMessage, type ExportMessage } from '@tasks-lab/07-choosing-executors';
+import {
+  EXPORT_JOB_NAME,
+  enqueue,
+  openQueue,
+  sha256,
+  startWorker,
+  waitForFinalState,
+  type ExportJobName,
+  type QueueAddress,
+  type WorkerSettings,
+} from '@tasks-lab/08-broker-worker';
+import { existingDigest, finalArtifactPath, isTempArtifact, renderArtifactBytes, writeArtifactAtomically, type ArtifactWriter } from '../src/artifact.ts';
+import { BUSY_JOB_NAME, type BusyJobData, type BusyJobResult } from '../src/busy-work.ts';
+import { clearExecutions, readExecutions, type ExecutionEntry } from '../src/execution-log.ts';
+import type { DeliveryResult } from '../src/export-worker.ts';
+import { CPU_WORKER_OPTIONS, WORKER_OPTIONS } from '../src/options.ts';
+import { exportsAddress, type ExportJob, type ExportsQueue } from '../src/queue.ts';
+import { submitExport, type SubmitExportOptions } from '../src/submit.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export const EXPORT_WORKER_SCRIPT = here('../src/worker.ts');
@@ -24,79 +49,82 @@ export const CPU_WORKER_SCRIPT = here('../src/cpu-worker.ts');
 /** Short lock and stall check so a drill ends in seconds; BullMQ's defaults are 30000 and 30000. */
 export const DRILL_TIMINGS = { lockDurationMs: 2000, stalledIntervalMs: 1000 } as const;
 
-export type Submit = (queue: Queue, message: ExportMessage, options: { bullJobId?: string }) => Promise<Job<ExportMessage>>;
+/** The fault the drills switch on: SIGKILL right after the rename, before the job completes. */
+const CRASH_ONCE = faultRule('after-rename', 'crash', 'once');
+const CRASH_ALWAYS = faultRule('after-rename', 'crash', 'always');
 
-/** A queue, an artifact folder and a Redis client that exist for one experiment only. */
+export type Submit = (queue: ExportsQueue, message: ExportMessage, options: SubmitExportOptions) => Promise<ExportJob>;
+type Log = (line: string) => void;
+const quiet: Log = () => {};
+
+/** A queue, an artifact folder and an execution log that exist for one experiment only. */
 export interface Sandbox {
-  queueName: string;
-  queue: Queue;
+  address: QueueAddress;
+  queue: ExportsQueue;
   artifactDir: string;
-  redis: Redis;
-  workers: LabProcess[];
+  /** The experiment's scope: what is added here closes when it ends or times out. */
+  res: Resources;
   executions(businessJobId: string): Promise<ExecutionEntry[]>;
+  /** An export worker process (src/worker.ts unless `script`), owned by the scope. */
   startWorker(options?: WorkerProcessOptions): Promise<LabProcess>;
 }
 
 export interface WorkerProcessOptions {
   script?: string;
-  crashAfterRename?: CrashPoint;
-  maxStalledCount?: number;
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
-  env?: NodeJS.ProcessEnv;
+  /** LAB_FAULTS for this process only (built with faultRule). @defaultValue none */
+  faults?: string;
+  /** @defaultValue DRILL_TIMINGS, concurrency 1 and maxStalledCount 1 */
+  settings?: Partial<WorkerSettings>;
 }
 
-export async function withSandbox<T>(label: string, work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
-  const queueName = `${label}-${randomUUID()}`;
-  const queue = openExportQueue(queueName);
-  const redis = new Redis(redisOptions());
-  const artifactDir = await mkdtemp(join(tmpdir(), 'tasks-lab09-'));
-  const workers: LabProcess[] = [];
-  const sandbox: Sandbox = {
-    queueName,
-    queue,
-    artifactDir,
-    redis,
-    workers,
-    executions: (businessJobId) => readExecutions(redis, queueName, businessJobId),
-    async startWorker(options = {}) {
-      const worker = startTsProcess(options.script ?? EXPORT_WORKER_SCRIPT, {
-        env: {
-          QUEUE_NAME: queueName,
-          ARTIFACT_DIR: artifactDir,
-          CRASH_AFTER_RENAME: options.crashAfterRename ?? 'never',
-          MAX_STALLED_COUNT: String(options.maxStalledCount ?? 1),
-          LOCK_DURATION_MS: String(options.lockDurationMs ?? DRILL_TIMINGS.lockDurationMs),
-          STALLED_INTERVAL_MS: String(options.stalledIntervalMs ?? DRILL_TIMINGS.stalledIntervalMs),
-          ...options.env,
-        },
-      });
-      workers.push(worker);
-      await worker.waitForOutput(/ready/, 45_000);
-      return worker;
-    },
-  };
-  try {
-    return await work(sandbox);
-  } finally {
-    await Promise.all(workers.map((w) => w.kill('SIGKILL')));
-    await queue.obliterate({ force: true }).catch(() => {});
-    await queue.close();
-    const keys = await redis.keys(`${labPrefix('09')}:executions:${queueName}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-    await rm(artifactDir, { recursive: true, force: true });
-  }
+export async function withSandbox<T>(label: string, signal: AbortSignal | undefined, work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+  return withResources(signal, async (res) => {
+    const address = exportsAddress(`${label}-${randomUUID()}`);
+    const artifactDir = await mkdtemp(join(tmpdir(), 'tasks-lab09-'));
+    res.defer(() => rm(artifactDir, { recursive: true, force: true }));
+    const redis = res.add(new Redis(redisOptions()), (r) => r.disconnect());
+    res.defer(() => clearExecutions(redis, address.queueName));
+    const queue = res.add(await openQueue<ExportMessage, DeliveryResult, ExportJobName>(address), (q) => q.close());
+    res.defer(() => queue.obliterate({ force: true }));
+    return work({
+      address,
+      queue,
+      artifactDir,
+      res,
+      executions: (businessJobId) => readExecutions(redis, address.queueName, businessJobId),
+      startWorker: (options = {}) =>
+        launchProcess(options.script ?? EXPORT_WORKER_SCRIPT, {
+          ready: /^worker \d+ ready/m,
+          readyTimeoutMs: 45_000,
+          resources: res,
+          env: {
+            ...WORKER_OPTIONS.toEnv({ queueName: address.queueName, artifactDir, concurrency: 1, maxStalledCount: 1, ...DRILL_TIMINGS, ...options.settings }),
+            // Set even when empty: a replacement worker must not inherit a fault from this shell.
+            [FAULTS_ENV]: options.faults ?? '',
+          },
+        }),
+    });
+  });
 }
 
-const defaultSubmit: Submit = (queue, message, options) => submitExport(queue, message, options);
+/** BullMQ always sets the id of an added job; the type says it may be missing. */
+function idOf(job: { id?: string }): string {
+  if (job.id === undefined) throw new Error('BullMQ returned a job without an id');
+  return job.id;
+}
 
-async function digestOf(path: string): Promise<string | undefined> {
-  try {
-    return sha256Hex(await readFile(path));
-  } catch {
-    return undefined;
-  }
+/**
+ * For the scripts a student runs by hand: Ctrl-C aborts the experiment, which kills its
+ * workers and removes its queue before the process exits.
+ */
+export function runByHand<T>(experiment: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const stop = new AbortController();
+  const running = experiment(stop.signal);
+  onShutdown(async () => {
+    stop.abort(new Error('interrupted'));
+    await running.catch(() => {});
+  });
+  return running;
 }
 
 // ---- 1. two deliveries of one business job --------------------------------------
@@ -108,25 +136,20 @@ export interface DuplicateDeliveryEvidence {
   artifactFiles: string[];
 }
 
-export async function duplicateDelivery(options: { workerScript?: string } = {}): Promise<DuplicateDeliveryEvidence> {
-  return withSandbox('duplicate', async (sandbox) => {
+export async function duplicateDelivery(signal?: AbortSignal, options: { workerScript?: string } = {}): Promise<DuplicateDeliveryEvidence> {
+  return withSandbox('duplicate', signal, async (sandbox) => {
     await sandbox.startWorker({ script: options.workerScript });
     const message = sampleMessage(3);
-    const jobs = [
-      await submitExport(sandbox.queue, message, { bullJobId: randomUUID() }),
-      await submitExport(sandbox.queue, message, { bullJobId: randomUUID() }),
-    ];
+    // Two deliveries of one export: the same message under two fresh BullMQ ids.
+    const bullJobIds = [idOf(await submitExport(sandbox.queue, message)), idOf(await submitExport(sandbox.queue, message))];
     const results: DeliveryResult[] = [];
-    for (const job of jobs) {
-      const { job: done } = await waitForJobState(sandbox.queue, job.id!, ['completed'], 30_000);
-      results.push(done.returnvalue as DeliveryResult);
+    for (const id of bullJobIds) {
+      const { job } = await waitForFinalState(sandbox.queue, id, { states: ['completed'], timeoutMs: 30_000, signal: sandbox.res.signal });
+      results.push(job.returnvalue);
     }
-    return {
-      bullJobIds: jobs.map((j) => j.id!),
-      results,
-      fileDigest: await digestOf(results[0].path),
-      artifactFiles: await readdir(sandbox.artifactDir),
-    };
+    const [first] = results;
+    if (!first) throw new Error('no delivery result came back');
+    return { bullJobIds, results, fileDigest: await existingDigest(first.path), artifactFiles: await readdir(sandbox.artifactDir) };
   });
 }
 
@@ -140,28 +163,28 @@ export interface RepeatedJobIdEvidence {
   executionsAfterRemoveAndReAdd: number;
 }
 
-export async function repeatedJobId(options: { submit?: Submit } = {}): Promise<RepeatedJobIdEvidence> {
-  const submit = options.submit ?? defaultSubmit;
-  return withSandbox('same-jobid', async (sandbox) => {
+export async function repeatedJobId(signal?: AbortSignal, options: { submit?: Submit } = {}): Promise<RepeatedJobIdEvidence> {
+  const submit = options.submit ?? submitExport;
+  return withSandbox('same-jobid', signal, async (sandbox) => {
     await sandbox.startWorker();
     const message = sampleMessage(2);
     const bullJobId = `export-${message.job_id}`;
-    const first = await submit(sandbox.queue, message, { bullJobId });
-    await waitForJobState(sandbox.queue, first.id!, ['completed'], 30_000);
+    const untilCompleted = (job: ExportJob) =>
+      waitForFinalState(sandbox.queue, idOf(job), { states: ['completed'], timeoutMs: 30_000, signal: sandbox.res.signal });
+    await untilCompleted(await submit(sandbox.queue, message, { jobId: bullJobId }));
     // The job exists (completed jobs are kept by default), so this add is silently ignored.
-    const second = await submit(sandbox.queue, message, { bullJobId });
-    await waitForJobState(sandbox.queue, second.id!, ['completed'], 30_000);
-    await sleep(1500); // room for a second execution to show up if there is one
+    const second = await submit(sandbox.queue, message, { jobId: bullJobId });
+    await untilCompleted(second);
+    await sleep(1500, sandbox.res.signal); // room for a second execution to show up if there is one
     const counts = await sandbox.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
     const jobsInQueue = Object.values(counts).reduce((a, b) => a + b, 0);
     const executionsAfterTwoAdds = (await sandbox.executions(message.job_id)).length;
     // Once the job is gone, the same id is free again: the next add runs the work again.
     await sandbox.queue.remove(bullJobId);
-    const third = await submit(sandbox.queue, message, { bullJobId });
-    await waitForJobState(sandbox.queue, third.id!, ['completed'], 30_000);
+    await untilCompleted(await submit(sandbox.queue, message, { jobId: bullJobId }));
     return {
       bullJobId,
-      secondAddReturned: second.id!,
+      secondAddReturned: idOf(second),
       jobsInQueue,
       executionsAfterTwoAdds,
       executionsAfterRemoveAndReAdd: (await sandbox.executions(message.job_id)).length,
@@ -186,22 +209,23 @@ export interface CrashAfterRenameEvidence {
   recoveryMs: number;
 }
 
-export async function crashAfterRename(options: { workerScript?: string; log?: (line: string) => void } = {}): Promise<CrashAfterRenameEvidence> {
-  const log = options.log ?? (() => {});
-  return withSandbox('crash-after-rename', async (sandbox) => {
+export async function crashAfterRename(signal?: AbortSignal, options: { workerScript?: string; log?: Log } = {}): Promise<CrashAfterRenameEvidence> {
+  const log = options.log ?? quiet;
+  return withSandbox('crash-after-rename', signal, async (sandbox) => {
     const message = sampleMessage(3);
-    const first = await sandbox.startWorker({ script: options.workerScript, crashAfterRename: 'once' });
-    log(`worker A (pid ${first.pid}) started with CRASH_AFTER_RENAME=once`);
-    const job = await submitExport(sandbox.queue, message);
+    const first = await sandbox.startWorker({ script: options.workerScript, faults: CRASH_ONCE });
+    log(`worker A (pid ${first.pid}) started with ${FAULTS_ENV}=${CRASH_ONCE}`);
+    const jobId = idOf(await submitExport(sandbox.queue, message));
     const exit = await first.exited;
     const crashedAt = Date.now();
-    const stateAfterCrash = await sandbox.queue.getJobState(job.id!);
-    const digestAfterCrash = await digestOf(join(sandbox.artifactDir, `${message.job_id}.json`));
+    const stateAfterCrash = await sandbox.queue.getJobState(jobId);
+    const digestAfterCrash = await existingDigest(finalArtifactPath(sandbox.artifactDir, message.job_id));
     log(`worker A exited (${exit.signal ?? exit.code}); the file exists, the job is still "${stateAfterCrash}" in Redis`);
-    const second = await sandbox.startWorker({ script: options.workerScript, crashAfterRename: 'once' });
-    log(`worker B (pid ${second.pid}) started; waiting for the stalled check to hand the job back`);
-    const { state, job: done } = await waitForJobState(sandbox.queue, job.id!, ['completed', 'failed'], 45_000);
-    const result = done.returnvalue as DeliveryResult | undefined;
+    // The replacement runs clean: no LAB_FAULTS.
+    const second = await sandbox.startWorker({ script: options.workerScript });
+    log(`worker B (pid ${second.pid}) started without faults; waiting for the stalled check to hand the job back`);
+    const { state, job } = await waitForFinalState(sandbox.queue, jobId, { timeoutMs: 45_000, signal: sandbox.res.signal });
+    const result = state === 'completed' ? job.returnvalue : undefined;
     return {
       firstWorkerPid: first.pid,
       firstWorkerExit: exit.signal ?? `code ${exit.code}`,
@@ -210,10 +234,10 @@ export async function crashAfterRename(options: { workerScript?: string; log?: (
       secondWorkerPid: second.pid,
       finalState: state,
       result,
-      finalDigest: result ? await digestOf(result.path) : undefined,
+      finalDigest: result ? await existingDigest(result.path) : undefined,
       executions: await sandbox.executions(message.job_id),
-      attemptsMade: done.attemptsMade,
-      attemptsStarted: done.attemptsStarted,
+      attemptsMade: job.attemptsMade,
+      attemptsStarted: job.attemptsStarted,
       recoveryMs: Date.now() - crashedAt,
     };
   });
@@ -233,48 +257,59 @@ export interface PoisonEvidence {
 
 /**
  * Keeps one worker running (a supervisor restarting it after each death), up to
- * `maxWorkers` starts, until the job reaches a final state.
+ * `maxWorkers` starts, until the job reaches a final state. Every worker it starts has
+ * the crash switched on for every delivery.
  */
-export async function poisonJob(options: { maxStalledCount?: number; maxWorkers?: number; log?: (line: string) => void } = {}): Promise<PoisonEvidence> {
+export async function poisonJob(
+  signal?: AbortSignal,
+  options: { maxStalledCount?: number; maxWorkers?: number; log?: Log } = {},
+): Promise<PoisonEvidence> {
   const maxStalledCount = options.maxStalledCount ?? 1;
   const maxWorkers = options.maxWorkers ?? maxStalledCount + 3;
-  const log = options.log ?? (() => {});
-  return withSandbox('poison', async (sandbox) => {
+  const log = options.log ?? quiet;
+  return withSandbox('poison', signal, async (sandbox) => {
     const message = sampleMessage(1);
-    const job = await submitExport(sandbox.queue, message);
+    const jobId = idOf(await submitExport(sandbox.queue, message));
     let workersStarted = 0;
     let workersKilled = 0;
-    let state = await sandbox.queue.getJobState(job.id!);
-    while (workersStarted < maxWorkers && state !== 'failed' && state !== 'completed') {
-      const worker = await sandbox.startWorker({ crashAfterRename: 'always', maxStalledCount });
+    let state = await sandbox.queue.getJobState(jobId);
+    while (workersStarted < maxWorkers && !isFinal(state)) {
+      const worker = await sandbox.startWorker({ faults: CRASH_ALWAYS, settings: { maxStalledCount } });
       workersStarted += 1;
       log(`worker ${workersStarted} (pid ${worker.pid}) started`);
-      // Either this worker dies on the job, or its stall check fails the job for good.
-      state = await waitFor(
-        'the worker to die or the job to finish',
-        async () => {
-          const current = await sandbox.queue.getJobState(job.id!);
-          if (current === 'failed' || current === 'completed') return current;
-          return worker.child.exitCode !== null || worker.child.signalCode !== null ? current : undefined;
-        },
-        { timeoutMs: 30_000, intervalMs: 100 },
-      );
+      state = await untilDeadOrFinal(sandbox, worker, jobId);
       if (worker.child.signalCode === 'SIGKILL') {
         workersKilled += 1;
         log(`worker ${workersStarted} was killed by the job (state now "${state}")`);
       }
     }
-    const final = await sandbox.queue.getJob(job.id!);
+    const final = await sandbox.queue.getJob(jobId);
     return {
       maxStalledCount,
       workersStarted,
       workersKilled,
-      finalState: await sandbox.queue.getJobState(job.id!),
+      finalState: await sandbox.queue.getJobState(jobId),
       failedReason: final?.failedReason,
       executions: (await sandbox.executions(message.job_id)).length,
       attemptsStarted: final?.attemptsStarted,
     };
   });
+}
+
+const isFinal = (state: string) => state === 'failed' || state === 'completed';
+
+/**
+ * Either the worker dies on the job, or its stall check fails the job for good. Polls
+ * the job's state; the sleep between polls ends at once when the scope aborts.
+ */
+async function untilDeadOrFinal(sandbox: Sandbox, worker: LabProcess, jobId: string, timeoutMs = 30_000): Promise<JobState | 'unknown'> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = await sandbox.queue.getJobState(jobId);
+    if (isFinal(state) || worker.child.exitCode !== null || worker.child.signalCode !== null) return state;
+    if (Date.now() > deadline) throw new Error(`worker ${worker.pid} neither died nor ended job ${jobId} within ${timeoutMs} ms (it is ${state})`);
+    await sleep(100, sandbox.res.signal);
+  }
 }
 
 // ---- 5. deep dive: does a BullMQ worker prefetch? ---------------------------------------
@@ -289,42 +324,47 @@ export interface PrefetchEvidence {
 }
 
 /**
- * Worker A (concurrency 1) starts on 4 slow jobs; worker B joins 300 ms later. Both are
- * in this process but on their own connections: the jobs only sleep, so they never block.
+ * Worker A (concurrency 1) starts on 4 slow export jobs; worker B joins 300 ms later.
+ * Both are in this process but on their own connections: their handler only sleeps,
+ * so neither blocks the other.
  */
-export async function prefetchExperiment(options: { firstWorkerConcurrency?: number; jobMs?: number } = {}): Promise<PrefetchEvidence> {
+export async function prefetchExperiment(
+  signal?: AbortSignal,
+  options: { firstWorkerConcurrency?: number; jobMs?: number } = {},
+): Promise<PrefetchEvidence> {
   const jobMs = options.jobMs ?? 2500;
   const firstWorkerConcurrency = options.firstWorkerConcurrency ?? 1;
-  return withSandbox('prefetch', async (sandbox) => {
-    const starts: Record<'A' | 'B', Array<{ startedAt: number; endedAt?: number }>> = { A: [], B: [] };
-    const processorFor = (name: 'A' | 'B') => async () => {
-      const entry: { startedAt: number; endedAt?: number } = { startedAt: Date.now() };
+  return withSandbox('prefetch', signal, async (sandbox) => {
+    type Start = { startedAt: number; endedAt?: number };
+    const starts: Record<'A' | 'B', Start[]> = { A: [], B: [] };
+    const slowExport = (name: 'A' | 'B') => async (): Promise<void> => {
+      const entry: Start = { startedAt: Date.now() };
       starts[name].push(entry);
       await sleep(jobMs);
       entry.endedAt = Date.now();
     };
-    const workerOptions = { connection: bullConnection(), prefix: labPrefix('09'), lockDuration: 30_000 };
-    for (let i = 0; i < 4; i += 1) await sandbox.queue.add('slow', { n: i });
-    const a = new Worker(sandbox.queueName, processorFor('A'), { ...workerOptions, concurrency: firstWorkerConcurrency });
-    let b: Worker | undefined;
-    try {
-      await waitFor('worker A to start a job', () => starts.A.length > 0, { timeoutMs: 15_000 });
-      await sleep(300);
-      const bCreatedAt = Date.now();
-      b = new Worker(sandbox.queueName, processorFor('B'), { ...workerOptions, concurrency: 1 });
-      // Give B until A's first job has ended and a bit more; a B with nothing to do is evidence too.
-      const gotOne = await waitFor('worker B to start a job', () => starts.B.length > 0, { timeoutMs: jobMs + 3000 }).catch(() => false);
-      const waitingWhenBStarted = await sandbox.queue.getWaitingCount();
-      return {
-        firstWorkerConcurrency,
-        firstJobOfA: { ...starts.A[0] },
-        firstJobOfB: gotOne ? { ...starts.B[0] } : undefined,
-        waitingWhenBStarted,
-        bStartedAfterMs: gotOne ? starts.B[0].startedAt - bCreatedAt : undefined,
-      };
-    } finally {
-      await Promise.all([a.close(true), b?.close(true)]);
-    }
+    const settings = { lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 };
+    const startNamed = (name: 'A' | 'B', concurrency: number) =>
+      sandbox.res.add(startWorker<ExportMessage, void, ExportJobName>(sandbox.address, { [EXPORT_JOB_NAME]: slowExport(name) }, { ...settings, concurrency }), (w) => w.close(true));
+    for (let i = 0; i < 4; i += 1) await submitExport(sandbox.queue, sampleMessage(1));
+    startNamed('A', firstWorkerConcurrency);
+    await waitFor('worker A to start a job', () => starts.A.length > 0, { timeoutMs: 15_000 });
+    await sleep(300, sandbox.res.signal);
+    const bCreatedAt = Date.now();
+    startNamed('B', 1);
+    // Give B until A's first job has ended and a bit more; a B with nothing to do is evidence too.
+    const gotOne = await waitFor('worker B to start a job', () => starts.B.length > 0, { timeoutMs: jobMs + 3000 }).catch(() => false);
+    const waitingWhenBStarted = await sandbox.queue.getWaitingCount();
+    const [firstOfA] = starts.A;
+    if (!firstOfA) throw new Error('worker A has no first job');
+    const firstOfB = gotOne ? starts.B[0] : undefined;
+    return {
+      firstWorkerConcurrency,
+      firstJobOfA: { ...firstOfA },
+      firstJobOfB: firstOfB ? { ...firstOfB } : undefined,
+      waitingWhenBStarted,
+      bStartedAfterMs: firstOfB ? firstOfB.startedAt - bCreatedAt : undefined,
+    };
   });
 }
 
@@ -341,28 +381,29 @@ export interface BlockedLoopEvidence {
   lockErrors: number;
 }
 
-/** Two worker processes, one job that busy-loops `busyMs` with a lock of `lockDurationMs`. */
-export async function blockedLoopExperiment(options: {
-  processor: 'inline' | 'sandboxed';
-  busyMs?: number;
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
-}): Promise<BlockedLoopEvidence> {
+/** Two CPU worker processes, one job that busy-loops `busyMs` with a lock of `lockDurationMs`. */
+export async function blockedLoopExperiment(
+  signal: AbortSignal | undefined,
+  options: { processor: 'inline' | 'sandboxed'; busyMs?: number; lockDurationMs?: number; stalledIntervalMs?: number },
+): Promise<BlockedLoopEvidence> {
   const busyMs = options.busyMs ?? 4000;
-  const lockDurationMs = options.lockDurationMs ?? 1000;
-  const stalledIntervalMs = options.stalledIntervalMs ?? 500;
-  return withSandbox(`busy-${options.processor}`, async (sandbox) => {
-    const env = { PROCESSOR: options.processor };
-    const timing = { lockDurationMs, stalledIntervalMs, env };
-    const workers = await Promise.all([
-      sandbox.startWorker({ script: CPU_WORKER_SCRIPT, ...timing }),
-      sandbox.startWorker({ script: CPU_WORKER_SCRIPT, ...timing }),
-    ]);
-    const jobId = randomUUID();
-    const job = await sandbox.queue.add('busy', { job_id: jobId, busyMs });
-    const { state, job: done } = await waitForJobState(sandbox.queue, job.id!, ['completed', 'failed'], busyMs * 4 + 20_000);
-    await sleep(busyMs + 1000); // let a still-blocked first run finish and report its lost lock
-    const executions = await sandbox.executions(jobId);
+  return withSandbox(`busy-${options.processor}`, signal, async (sandbox) => {
+    // The busy jobs get a queue of their own type on the sandbox's address.
+    const busyQueue = sandbox.res.add(await openQueue<BusyJobData, BusyJobResult, typeof BUSY_JOB_NAME>(sandbox.address), (q) => q.close());
+    const env = CPU_WORKER_OPTIONS.toEnv({
+      queueName: sandbox.address.queueName,
+      processor: options.processor,
+      lockDurationMs: options.lockDurationMs ?? 1000,
+      stalledIntervalMs: options.stalledIntervalMs ?? 500,
+      maxStalledCount: 1,
+    });
+    const startCpuWorker = () => launchProcess(CPU_WORKER_SCRIPT, { ready: /cpu worker \d+ ready/, readyTimeoutMs: 45_000, resources: sandbox.res, env });
+    const workers = await Promise.all([startCpuWorker(), startCpuWorker()]);
+    const businessJobId = randomUUID();
+    const job = await enqueue(busyQueue, BUSY_JOB_NAME, { job_id: businessJobId, busyMs }, { jobId: randomUUID() });
+    const { state, job: done } = await waitForFinalState(busyQueue, idOf(job), { timeoutMs: busyMs * 4 + 20_000, signal: sandbox.res.signal });
+    await sleep(busyMs + 1000, sandbox.res.signal); // let a still-blocked first run finish and report its lost lock
+    const executions = await sandbox.executions(businessJobId);
     const output = workers.map((w) => w.output()).join('\n');
     return {
       processor: options.processor,
@@ -392,13 +433,17 @@ export interface TornReadEvidence {
  * storm) while two readers read it in a loop. A torn read is a read whose bytes are not
  * the complete artifact.
  */
-export async function readersDuringRewrites(options: { write?: ArtifactWriter; rewrites?: number; products?: number } = {}): Promise<TornReadEvidence> {
+export async function readersDuringRewrites(
+  signal?: AbortSignal,
+  options: { write?: ArtifactWriter; rewrites?: number; products?: number } = {},
+): Promise<TornReadEvidence> {
   const write = options.write ?? writeArtifactAtomically;
   const rewrites = options.rewrites ?? 30;
-  const dir = await mkdtemp(join(tmpdir(), 'tasks-lab09-torn-'));
-  try {
+  return withResources(signal, async (res) => {
+    const dir = await mkdtemp(join(tmpdir(), 'tasks-lab09-torn-'));
+    res.defer(() => rm(dir, { recursive: true, force: true }));
     const message = sampleMessage(options.products ?? 1500, 40);
-    const expected = sha256Hex(renderArtifactBytes(message));
+    const expected = sha256(renderArtifactBytes(message));
     const target = finalArtifactPath(dir, message.job_id);
     let writing = true;
     let reads = 0;
@@ -409,7 +454,7 @@ export async function readersDuringRewrites(options: { write?: ArtifactWriter; r
         try {
           const bytes = await readFile(target);
           reads += 1;
-          if (sha256Hex(bytes) !== expected) tornReads += 1;
+          if (sha256(bytes) !== expected) tornReads += 1;
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
           missingReads += 1;
@@ -419,7 +464,10 @@ export async function readersDuringRewrites(options: { write?: ArtifactWriter; r
     };
     const readers = [reader(), reader()];
     try {
-      for (let i = 0; i < rewrites; i += 1) await write(dir, message, { chunkBytes: 8 * 1024 });
+      for (let i = 0; i < rewrites; i += 1) {
+        res.throwIfAborted();
+        await write(dir, message, { chunkBytes: 8 * 1024 });
+      }
     } finally {
       writing = false;
       await Promise.all(readers);
@@ -430,9 +478,7 @@ export async function readersDuringRewrites(options: { write?: ArtifactWriter; r
       tornReads,
       missingReads,
       leftoverTempFiles: (await readdir(dir)).filter(isTempArtifact),
-      finalDigestMatches: (await digestOf(target)) === expected,
+      finalDigestMatches: (await existingDigest(target)) === expected,
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }

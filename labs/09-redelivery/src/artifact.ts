@@ -1,9 +1,10 @@
 // The export's output file, written so that running the same business job twice is
 // harmless: the file name comes only from the business job id, the content only from
 // the frozen snapshot, and the bytes appear under the final name all at once.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { artifactPath, type ExportMessage } from '@tasks-lab/08-broker-worker';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import type { ExportMessage } from '@tasks-lab/07-choosing-executors';
+import { artifactPath, sha256 } from '@tasks-lab/08-broker-worker';
 
 /** How the artifact's bytes are made from a message (swappable to show a non-deterministic one). */
 export type RenderArtifact = (message: ExportMessage) => Buffer;
@@ -20,8 +21,6 @@ export interface WriteArtifactOptions {
   render?: RenderArtifact;
   /** Bytes per write call; small chunks make a half-written file easy to catch in place. @defaultValue 16384 */
   chunkBytes?: number;
-  /** Called right after the rename, before the caller can report success (the lesson's crash point). */
-  afterRename?: (outcome: ArtifactOutcome) => void | Promise<void>;
 }
 
 /**
@@ -40,13 +39,21 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-export const sha256Hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
 /**
  * The job's one output file. The id comes from a message in Redis, which anyone with the
  * password can write: lab 08's artifactPath checks it is a UUID before it becomes a path.
  */
 export const finalArtifactPath = (dir: string, jobId: string): string => artifactPath(jobId, dir);
+
+/** The sha256 of the file at `path`, or undefined when there is no file yet. */
+export async function existingDigest(path: string): Promise<string | undefined> {
+  try {
+    return sha256(await readFile(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
 
 /** Temp names start with the final name, so a listing shows which job left one behind. */
 export const isTempArtifact = (fileName: string): boolean => fileName.includes('.json.tmp-');
@@ -62,19 +69,15 @@ export async function writeArtifactAtomically(
   message: ExportMessage,
   options: WriteArtifactOptions = {},
 ): Promise<ArtifactOutcome> {
-  const bytes = (options.render ?? renderArtifactBytes)(message);
-  const target = finalArtifactPath(dir, message.job_id);
-  const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
-  await mkdir(dir, { recursive: true });
+  const { bytes, outcome } = await prepareArtifact(dir, message, options);
+  const temporary = `${outcome.path}.tmp-${randomBytes(6).toString('hex')}`;
   try {
     await writeAndSync(temporary, bytes, 'wx', options.chunkBytes);
-    await rename(temporary, target);
+    await rename(temporary, outcome.path);
   } catch (err) {
     await rm(temporary, { force: true });
     throw err;
   }
-  const outcome = { job_id: message.job_id, path: target, sha256: sha256Hex(bytes), bytes: bytes.byteLength };
-  await options.afterRename?.(outcome);
   return outcome;
 }
 
@@ -87,16 +90,20 @@ export async function writeArtifactInPlace(
   message: ExportMessage,
   options: WriteArtifactOptions = {},
 ): Promise<ArtifactOutcome> {
-  const bytes = (options.render ?? renderArtifactBytes)(message);
-  const target = finalArtifactPath(dir, message.job_id);
-  await mkdir(dir, { recursive: true });
-  await writeAndSync(target, bytes, 'w', options.chunkBytes);
-  const outcome = { job_id: message.job_id, path: target, sha256: sha256Hex(bytes), bytes: bytes.byteLength };
-  await options.afterRename?.(outcome);
+  const { bytes, outcome } = await prepareArtifact(dir, message, options);
+  await writeAndSync(outcome.path, bytes, 'w', options.chunkBytes);
   return outcome;
 }
 
 export type ArtifactWriter = typeof writeArtifactAtomically;
+
+/** What both writers do first: render the bytes, name the file (the id is checked), make the folder. */
+async function prepareArtifact(dir: string, message: ExportMessage, options: WriteArtifactOptions): Promise<{ bytes: Buffer; outcome: ArtifactOutcome }> {
+  const bytes = (options.render ?? renderArtifactBytes)(message);
+  const path = finalArtifactPath(dir, message.job_id);
+  await mkdir(dir, { recursive: true });
+  return { bytes, outcome: { job_id: message.job_id, path, sha256: sha256(bytes), bytes: bytes.byteLength } };
+}
 
 async function writeAndSync(path: string, bytes: Buffer, flags: 'wx' | 'w', chunkBytes = 16 * 1024): Promise<void> {
   const handle = await open(path, flags, 0o644);

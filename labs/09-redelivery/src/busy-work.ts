@@ -3,9 +3,26 @@
 import type { Redis } from 'ioredis';
 import { recordExecution } from './execution-log.ts';
 
+/** The deep dive's job name, on a queue of its own (BUSY_QUEUE), never on the exports queue. */
+export const BUSY_JOB_NAME = 'busy';
+
 export interface BusyJobData {
   job_id: string;
   busyMs: number;
+}
+
+export interface BusyJobResult {
+  pid: number;
+  spins: number;
+}
+
+/** What the inline processor (a Job) and the sandboxed one (a SandboxedJob) both carry. */
+export interface BusyJobRun {
+  id?: string;
+  queueName: string;
+  data: BusyJobData;
+  attemptsStarted: number;
+  attemptsMade: number;
 }
 
 export function busyLoop(ms: number): number {
@@ -16,12 +33,8 @@ export function busyLoop(ms: number): number {
 }
 
 /** What both the inline and the sandboxed processor do: log the delivery, then block. */
-export async function runBusyJob(
-  log: Redis,
-  queueName: string,
-  job: { id?: string; data: BusyJobData; attemptsStarted: number; attemptsMade: number },
-): Promise<{ pid: number; spins: number }> {
-  await recordExecution(log, queueName, job.data.job_id, {
+export async function runBusyJob(log: Redis, job: BusyJobRun): Promise<BusyJobResult> {
+  await recordExecution(log, job.queueName, job.data.job_id, {
     bullJobId: job.id ?? '?',
     pid: process.pid,
     attemptsStarted: job.attemptsStarted,

@@ -30,3 +30,9 @@ export async function readExecutions(redis: Redis, queueName: string, businessJo
   const raw = await redis.lrange(executionLogKey(queueName, businessJobId), 0, -1);
   return raw.map((line) => JSON.parse(line) as ExecutionEntry);
 }
+
+/** Removes a finished experiment's log (every business job of that queue). */
+export async function clearExecutions(redis: Redis, queueName: string): Promise<void> {
+  const keys = await redis.keys(executionLogKey(queueName, '*'));
+  if (keys.length > 0) await redis.del(...keys);
+}

@@ -1,39 +1,23 @@
-// The export queue as the producer and the drills see it. Every Queue, Worker and
-// QueueEvents of this lab uses the prefix `tasks-lab09`, so labs running at the same
-// time on the same Redis never see each other's keys.
-import { Queue, type ConnectionOptions, type Job, type JobState } from 'bullmq';
-import type { RedisOptions } from 'ioredis';
+// Where lesson 09's export jobs live, and their types. Lab 08's queue layer builds
+// every Queue and Worker; this lab only names its own key prefix (`tasks-lab09`), so
+// labs running at the same time on one Redis never see each other's keys.
+//
+// A job's state (waiting, active, completed, failed), its attempt counters and its
+// result live in BullMQ's job hash in Redis and nowhere else: lesson 11 makes the
+// record durable in MySQL.
+import type { Job, Queue, Worker } from 'bullmq';
 import { labPrefix } from '@tasks-lab/infra';
-import { brokerConnection, queueConnection } from '@tasks-lab/08-broker-worker';
-import { waitFor } from '@tasks-lab/lab-kit';
+import type { ExportMessage } from '@tasks-lab/07-choosing-executors';
+import type { ExportJobName, QueueAddress } from '@tasks-lab/08-broker-worker';
+import type { DeliveryResult } from './export-worker.ts';
 
-export const EXPORT_TASK_NAME = 'products.export';
+/** Lesson 09's BullMQ key prefix: `tasks-lab09`. */
+export const QUEUE_PREFIX = labPrefix('09');
 
-export function openExportQueue(queueName: string): Queue {
-  // A producer should fail fast when Redis is gone rather than queue commands in memory.
-  return new Queue(queueName, { connection: bullConnection({ enableOfflineQueue: false }), prefix: labPrefix('09') });
-}
+/** Where lesson 09's export jobs live: prefix tasks-lab09, queue `queueName`. */
+export const exportsAddress = (queueName: string): QueueAddress => ({ prefix: QUEUE_PREFIX, queueName });
 
-/** Polls a job until it reaches one of `states` (polling, not events: a SIGKILLed worker sends no events). */
-export async function waitForJobState(
-  queue: Queue,
-  bullJobId: string,
-  states: JobState[],
-  timeoutMs = 60_000,
-): Promise<{ state: JobState; job: Job }> {
-  return waitFor(
-    `job ${bullJobId} to reach ${states.join(' or ')}`,
-    async () => {
-      // State first, then the job: read the other way round, a job that completes between
-      // the two reads comes back "completed" with the returnvalue of the earlier read (null).
-      const state = await queue.getJobState(bullJobId);
-      if (!(states as string[]).includes(state)) return undefined;
-      const job = await queue.getJob(bullJobId);
-      return job ? { state: state as JobState, job } : undefined;
-    },
-    { timeoutMs, intervalMs: 100 },
-  );
-}
-
-/** Lab 08's broker connection (from @tasks-lab/infra), typed for BullMQ's Queue and Worker. */
-export const bullConnection = (overrides: RedisOptions = {}): ConnectionOptions => queueConnection(brokerConnection(overrides));
+/** Lesson 08's export message and job name; the result is now one delivery's (DeliveryResult). */
+export type ExportsQueue = Queue<ExportMessage, DeliveryResult, ExportJobName>;
+export type ExportsWorker = Worker<ExportMessage, DeliveryResult, ExportJobName>;
+export type ExportJob = Job<ExportMessage, DeliveryResult, ExportJobName>;

@@ -1,5 +1,25 @@
-// Entry point of one export worker process: `pnpm worker` (settings from the environment,
-// see startWorkerFromEnv). The drills start several of these and SIGKILL them.
-import { startWorkerFromEnv } from './export-worker.ts';
+// `pnpm worker`: one export worker process. Its settings come from the environment
+// (src/options.ts: EXPORTS_QUEUE, WORKER_CONCURRENCY, LOCK_DURATION_MS,
+// STALLED_INTERVAL_MS, MAX_STALLED_COUNT, ARTIFACT_DIR) and its faults from LAB_FAULTS.
+// The drills start several of these and SIGKILL them; SIGTERM or Ctrl-C closes it cleanly.
+import { ensureInfra } from '@tasks-lab/infra';
+import { onShutdown, runMain } from '@tasks-lab/lab-kit';
+import { EXPORT_JOB_NAME } from '@tasks-lab/08-broker-worker';
+import { startExportWorker, type ExportWorkerOptions } from './export-worker.ts';
+import { WORKER_OPTIONS } from './options.ts';
 
-await startWorkerFromEnv();
+/** Runs the worker until a signal stops it. `parts` lets a test fixture swap the renderer or writer. */
+export async function runWorkerProcess(parts: Pick<ExportWorkerOptions, 'render' | 'write'> = {}): Promise<void> {
+  const options = WORKER_OPTIONS.read(); // a bad value stops the process here, before Redis is touched
+  await ensureInfra({ services: ['redis'], log: (line) => console.log(`[infra] ${line}`) });
+  const { worker, faults, close } = startExportWorker({ ...options, ...parts });
+  onShutdown(close);
+  await worker.waitUntilReady();
+  // Lesson 08's ready line, plus this lesson's subject: the lock and stall settings, and the faults switched on.
+  console.log(
+    `worker ${process.pid} ready: queue ${options.queueName}, concurrency ${options.concurrency}, registered: ${EXPORT_JOB_NAME}; ` +
+      `lockDuration ${options.lockDurationMs} ms, stalledInterval ${options.stalledIntervalMs} ms, maxStalledCount ${options.maxStalledCount}; ${faults.describe()}`,
+  );
+}
+
+runMain(import.meta.url, () => runWorkerProcess());

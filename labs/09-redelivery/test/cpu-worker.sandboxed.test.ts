@@ -4,10 +4,10 @@ import { blockedLoopExperiment } from '../scripts/scenarios.ts';
 
 describe('sandboxed processor', () => {
   it('When a .ts processor busy-loops past the lock in a sandbox, Then it runs once, in a child process, and completes', { timeout: 90_000 }, async () => {
-    const e = await blockedLoopExperiment({ processor: 'sandboxed', busyMs: 2500 });
+    const e = await blockedLoopExperiment(undefined, { processor: 'sandboxed', busyMs: 2500 });
 
     expect(e.executions).toHaveLength(1);
-    expect(e.workerPids).not.toContain(e.executions[0].pid);
+    expect(e.workerPids).not.toContain(e.executions[0]?.pid);
     expect(e.finalState).toBe('completed');
     expect(e.lockErrors).toBe(0);
   });

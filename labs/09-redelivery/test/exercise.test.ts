@@ -4,9 +4,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadExercise } from '@tasks-lab/lab-kit';
-import { sampleMessage } from '@tasks-lab/08-broker-worker';
+import { productAt, sampleMessage } from '@tasks-lab/07-choosing-executors';
+import { sha256 } from '@tasks-lab/08-broker-worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { renderArtifactBytes, sha256Hex } from '../src/artifact.ts';
+import { renderArtifactBytes } from '../src/artifact.ts';
 
 const { writeExportOnce, SnapshotConflictError } = await loadExercise<typeof import('../solutions/snapshot-guard.ts')>(import.meta.url, 'snapshot-guard.ts');
 
@@ -28,29 +29,29 @@ describe('writeExportOnce (try it yourself)', () => {
     expect(second.reused).toBe(true);
     expect(second.path).toBe(first.path);
     expect(second.sha256).toBe(first.sha256);
-    expect(first.sha256).toBe(sha256Hex(renderArtifactBytes(message)));
+    expect(first.sha256).toBe(sha256(renderArtifactBytes(message)));
   });
 
   it('When a second delivery carries a different title, Then it is refused and the file keeps the first version', async () => {
     const message = sampleMessage(3);
     const first = await writeExportOnce(dir, message);
     const renamed = structuredClone(message);
-    renamed.products[0].name = 'Renamed after the job was queued';
+    productAt(renamed, 0).name = 'Renamed after the job was queued';
 
     await expect(writeExportOnce(dir, renamed)).rejects.toBeInstanceOf(SnapshotConflictError);
-    expect(sha256Hex(await readFile(first.path))).toBe(first.sha256);
+    expect(sha256(await readFile(first.path))).toBe(first.sha256);
   });
 
   it('When a large artifact is written, Then a reader polling the final name never sees a partial file', async () => {
     const message = sampleMessage(1500, 40);
-    const expected = sha256Hex(renderArtifactBytes(message));
+    const expected = sha256(renderArtifactBytes(message));
     const target = join(dir, `${message.job_id}.json`);
     let writing = true;
     let torn = 0;
     const reader = (async () => {
       while (writing) {
         const bytes = await readFile(target).catch(() => undefined);
-        if (bytes && sha256Hex(bytes) !== expected) torn += 1;
+        if (bytes && sha256(bytes) !== expected) torn += 1;
         await new Promise((r) => setImmediate(r));
       }
     })();

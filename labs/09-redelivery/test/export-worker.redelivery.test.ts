@@ -18,7 +18,7 @@ describe('export worker redelivery', () => {
   });
 
   it('When maxStalledCount is 0, Then one crash fails the job: it is never re-run', { timeout: 90_000 }, async () => {
-    const e = await poisonJob({ maxStalledCount: 0, maxWorkers: 3 });
+    const e = await poisonJob(undefined, { maxStalledCount: 0, maxWorkers: 3 });
 
     expect(e.finalState).toBe('failed');
     expect(e.failedReason).toBe('job stalled more than allowable limit');

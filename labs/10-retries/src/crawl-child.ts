@@ -1,22 +1,28 @@
 // The child process of the hard-limit drill: a "crawler" stuck in a loop that never
-// yields. It even arms its own exit timer, the way one might hope to time out from
-// inside; that timer can never fire, because a blocked event loop runs no timers.
-// Only the parent's watchdog (runWithHardTimeLimit) can end it.
+// yields. It even arms its own exit timer and a SIGTERM handler, the ways one might hope
+// to stop it from inside; neither can ever run, because a blocked event loop runs no
+// timers and no signal handlers. Only the parent's SIGKILL (runWithHardTimeLimit) ends it.
 //   usage: node --import tsx src/crawl-child.ts <block|finish> <selfTimeoutMs>
-const [mode = 'block', selfTimeoutArg = '200'] = process.argv.slice(2);
+import { onShutdown, runMain } from '@tasks-lab/lab-kit';
 
-setTimeout(() => {
-  console.log('self timeout fired');
-  process.exit(3);
-}, Number(selfTimeoutArg));
+function main(): number | void {
+  const [mode = 'block', selfTimeoutArg = '200'] = process.argv.slice(2);
+  const selfTimeout = setTimeout(() => {
+    console.log('self timeout fired');
+    process.exit(3);
+  }, Number(selfTimeoutArg));
+  onShutdown(async () => console.log('crawl child stopped by a signal'));
 
-console.log(`crawl child ${process.pid} started (${mode})`);
-if (mode === 'block') {
-  // Busy forever: no await, no timers, no signal handlers get a turn.
+  console.log(`crawl child ${process.pid} started (${mode})`);
+  if (mode === 'finish') {
+    clearTimeout(selfTimeout);
+    console.log('crawl child finished');
+    return 0;
+  }
+  // Busy forever: no await, so no timer, no signal handler, nothing else gets a turn.
   for (;;) {
     // spinning
   }
-} else {
-  console.log('crawl child finished');
-  process.exit(0);
 }
+
+runMain(import.meta.url, main);

@@ -48,5 +48,11 @@ export async function readRetryEvidence(redis: Redis, queue: string, jobId: stri
 
 /** The waits between consecutive runs, in ms. */
 export function gapsBetweenRuns(runs: RetryRun[]): number[] {
-  return runs.slice(1).map((run, i) => run.startedAt - runs[i].startedAt);
+  const gaps: number[] = [];
+  let previous: RetryRun | undefined;
+  for (const run of runs) {
+    if (previous) gaps.push(run.startedAt - previous.startedAt);
+    previous = run;
+  }
+  return gaps;
 }

@@ -1,12 +1,16 @@
 // Which failures deserve another try. BullMQ retries EVERY thrown error until
 // `attempts` runs out, unless the error is an UnrecoverableError. Celery has an
 // allow-list (autoretry_for); BullMQ has none, so we build it: only the errors on
-// RETRYABLE_ERRORS are retried, everything else becomes an UnrecoverableError.
+// RETRYABLE_ERRORS are retried, everything else becomes a FailFastError.
 import { UnrecoverableError } from 'bullmq';
+import { CodedError } from '@tasks-lab/lab-kit';
+import { FailFastError } from './errors.ts';
 
 /** The product source could not be read right now; waiting a little may fix it. */
-export class TemporaryExportError extends Error {
-  override name = 'TemporaryExportError';
+export class TemporaryExportError extends CodedError {
+  constructor(message = 'temporary source failure', options?: { cause?: unknown }) {
+    super('temporary-source-failure', message, options);
+  }
 }
 
 /**
@@ -26,15 +30,14 @@ export function plannedDelayOf(err: Error | undefined): number | undefined {
 }
 
 /** The allow-list: error classes that waiting can fix. Input, permission and code errors are not on it. */
-export const RETRYABLE_ERRORS: ReadonlyArray<new (...args: never[]) => Error> = [TemporaryExportError];
+export const RETRYABLE_ERRORS: ReadonlyArray<abstract new (...args: never[]) => Error> = [TemporaryExportError];
 
 export function isRetryable(err: unknown, allowList = RETRYABLE_ERRORS): boolean {
   return allowList.some((kind) => err instanceof kind);
 }
 
-/** Keeps a retryable error as it is; turns anything else into an UnrecoverableError with the same message. */
+/** Keeps a retryable error as it is; turns anything else into a FailFastError with the same message (and code, if it had one). */
 export function failFastUnlessRetryable(err: unknown, allowList = RETRYABLE_ERRORS): Error {
   if (err instanceof UnrecoverableError || isRetryable(err, allowList)) return err as Error;
-  const message = err instanceof Error ? err.message : String(err);
-  return new UnrecoverableError(message);
+  return FailFastError.from(err, 'not-retryable');
 }

@@ -1,95 +1,88 @@
 // The producer side: it fixes the deadline ONCE, at submission, and puts it in the
 // job. Retries reuse the same job and so the same deadline_at; nothing recomputes it.
-//   pnpm submit --fail-until 2             two temporary failures, then success
-//   pnpm submit --deadline-ms=-1000        already expired: fails before any read
-//   pnpm submit --permanent                fails once, never retried
-import { Queue, QueueEvents, type Job } from 'bullmq';
+//   pnpm submit                         one export of the 'samples' category
+//   pnpm submit --expired               the deadline passed a second ago: fails before any read
+//   pnpm submit --category discontinued no such category: an input error, never retried
+//   pnpm submit --deadline-ms 3000      a 3 s budget (EXPORT_DEADLINE_MS sets the default)
+// The drills' failures come from the worker's LAB_FAULTS, never from the payload.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
-import { ensureInfra, labPrefix } from '@tasks-lab/infra';
-import { retryLabConnection } from './connection.ts';
-import { RETRY_EXPORT_JOB_NAME, PLANNED_BACKOFF, parseRetryExportData, type RetryExportData } from './export-job.ts';
+import { ensureInfra } from '@tasks-lab/infra';
+import { errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { RESULT_RETENTION, ResultTimeoutError, enqueue, openQueue, openQueueEvents, waitForFinalState, waitForResult } from '@tasks-lab/08-broker-worker';
+import { CRAWL_JOB_NAME, parseCrawlJobData } from './crawl-job.ts';
+import { DEDUCT_JOB_NAME, parseDeductJobData } from './deduct-job.ts';
+import { DEFAULT_CATEGORY, PLANNED_BACKOFF, RETRY_EXPORT_JOB_NAME, parseRetryExportData } from './export-job.ts';
+import { retryQueueAddress, type RetryJob, type RetryJobData, type RetryJobName, type RetryJobResult, type RetryQueue } from './jobs.ts';
+import { RETRY_SUBMIT_OPTIONS } from './options.ts';
 import { DEFAULT_EXPORT_DEADLINE_MS, EXPORT_ATTEMPTS } from './retry-policy.ts';
-import { RETRY_QUEUE_DEFAULT } from './worker.ts';
+
+/** Each job name's contract, checked before the job reaches Redis. */
+const PARSERS: Record<RetryJobName, (input: unknown) => RetryJobData> = {
+  [RETRY_EXPORT_JOB_NAME]: parseRetryExportData,
+  [CRAWL_JOB_NAME]: parseCrawlJobData,
+  [DEDUCT_JOB_NAME]: parseDeductJobData,
+};
+
+/**
+ * Adds one job with the options every job of this lab carries: `attempts` (all runs,
+ * the first included), the planned backoff, and lesson 08's retention.
+ */
+export function submitRetryJob(queue: RetryQueue, name: RetryJobName, data: RetryJobData, options: { jobId: string; attempts?: number }): Promise<RetryJob> {
+  return enqueue(queue, name, data, {
+    jobId: options.jobId,
+    validate: PARSERS[name],
+    jobOptions: { attempts: options.attempts ?? EXPORT_ATTEMPTS, backoff: PLANNED_BACKOFF, ...RESULT_RETENTION },
+  });
+}
 
 export interface RetryExportRequest {
+  category?: string;
   /** The deadline, counted from now. Negative = already expired (a drill). */
   deadlineInMs?: number;
-  failUntil?: number;
-  permanent?: boolean;
-  readMs?: number;
   /** All runs, the first included. */
   attempts?: number;
   now?: number;
 }
 
-export async function submitRetryExport(queue: Queue, request: RetryExportRequest = {}): Promise<Job<RetryExportData>> {
-  const now = request.now ?? Date.now();
-  const data = parseRetryExportData({
-    job_id: randomUUID(),
-    deadline_at: now + (request.deadlineInMs ?? DEFAULT_EXPORT_DEADLINE_MS),
-    fail_until: request.failUntil ?? 0,
-    fail_with: request.permanent ? 'permanent' : 'temporary',
-    read_ms: request.readMs ?? 0,
-  });
-  return queue.add(RETRY_EXPORT_JOB_NAME, data, {
-    jobId: data.job_id,
-    attempts: request.attempts ?? EXPORT_ATTEMPTS,
-    backoff: PLANNED_BACKOFF,
-    // Keep finished jobs an hour for inspection, then let BullMQ drop them.
-    removeOnComplete: { age: 3600 },
-    removeOnFail: { age: 3600 },
-  });
-}
-
-/** The producer's own wait for the outcome: it bounds how long this terminal waits, not the job's deadline. */
-export async function waitForOutcome(job: Job, events: QueueEvents, waitMs: number): Promise<{ state: string; detail: string }> {
-  try {
-    const result = await job.waitUntilFinished(events, waitMs);
-    return { state: 'completed', detail: JSON.stringify(result) };
-  } catch (err) {
-    return { state: 'failed', detail: err instanceof Error ? err.message : String(err) };
-  }
+export function submitRetryExport(queue: RetryQueue, request: RetryExportRequest = {}): Promise<RetryJob> {
+  const jobId = randomUUID();
+  const deadlineAt = (request.now ?? Date.now()) + (request.deadlineInMs ?? DEFAULT_EXPORT_DEADLINE_MS);
+  return submitRetryJob(queue, RETRY_EXPORT_JOB_NAME, { job_id: jobId, deadline_at: deadlineAt, category: request.category ?? DEFAULT_CATEGORY }, { jobId, attempts: request.attempts });
 }
 
 async function main(): Promise<void> {
   // `pnpm submit -- --x` passes the `--` through; drop it.
   const args = process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--'));
-  const { values } = parseArgs({
+  const { values: flags } = parseArgs({
     args,
-    options: {
-      'fail-until': { type: 'string', default: '2' },
-      'deadline-ms': { type: 'string', default: String(DEFAULT_EXPORT_DEADLINE_MS) },
-      'read-ms': { type: 'string', default: '0' },
-      permanent: { type: 'boolean', default: false },
-    },
+    options: { category: { type: 'string' }, 'deadline-ms': { type: 'string' }, expired: { type: 'boolean', default: false } },
   });
+  const options = RETRY_SUBMIT_OPTIONS.read({ overrides: flags['deadline-ms'] === undefined ? {} : { deadlineMs: Number(flags['deadline-ms']) } });
   await ensureInfra({ services: ['redis'] });
-  const queueName = process.env.RETRY_QUEUE || RETRY_QUEUE_DEFAULT;
-  const queue = new Queue(queueName, { connection: retryLabConnection(), prefix: labPrefix('10') });
-  const events = new QueueEvents(queueName, { connection: retryLabConnection(), prefix: labPrefix('10') });
-  try {
-    await events.waitUntilReady();
-    const job = await submitRetryExport(queue, {
-      failUntil: Number(values['fail-until']),
-      deadlineInMs: Number(values['deadline-ms']),
-      readMs: Number(values['read-ms']),
-      permanent: values.permanent,
-    });
-    console.log(`submitted ${job.id} (deadline_at ${new Date(job.data.deadline_at).toISOString()}, attempts ${job.opts.attempts})`);
-    const outcome = await waitForOutcome(job, events, 60_000);
-    const finished = await queue.getJob(job.id!);
-    console.log(`${outcome.state}: ${outcome.detail} (runs: ${finished?.attemptsMade ?? '?'})`);
-  } finally {
+  const address = retryQueueAddress(options.queueName);
+  const queue = await openQueue<RetryJobData, RetryJobResult, RetryJobName>(address);
+  const events = await openQueueEvents<RetryJobResult>(address); // before the add: a fast worker must not finish unheard
+  const close = idempotent(async () => {
     await events.close();
     await queue.close();
+  });
+  onShutdown(close);
+  try {
+    const job = await submitRetryExport(queue, { category: flags.category, deadlineInMs: flags.expired ? -SECOND : options.deadlineMs });
+    const { deadline_at } = parseRetryExportData(job.data);
+    console.log(`submitted ${job.id} (deadline_at ${new Date(deadline_at).toISOString()}, attempts ${job.opts.attempts})`);
+    let outcome: string;
+    try {
+      outcome = `completed: ${JSON.stringify(await waitForResult(job, events, options.waitSeconds * SECOND))}`;
+    } catch (err) {
+      outcome = `${err instanceof ResultTimeoutError ? 'no result yet' : 'failed'}: ${errorMessage(err)}`;
+    }
+    const { job: finished } = await waitForFinalState(queue, job.id ?? '', { timeoutMs: 5 * SECOND }).catch(() => ({ job }));
+    console.log(`${outcome} (runs: ${finished.attemptsMade})`);
+  } finally {
+    await close();
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  });
-}
+runMain(import.meta.url, main);

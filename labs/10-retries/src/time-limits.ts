@@ -5,8 +5,8 @@
 //   hard: the work runs in a child process and the parent kills it with SIGKILL when
 //         it overruns. Works even when the child's event loop is blocked, because the
 //         timer lives in the parent, whose loop is free.
-import { UnrecoverableError } from 'bullmq';
-import { startTsProcess, type LabProcess } from '@tasks-lab/lab-kit';
+import { startTsProcess } from '@tasks-lab/lab-kit';
+import { FailFastError } from './errors.ts';
 
 export const SOFT_TIME_LIMIT_EXCEEDED = 'soft time limit exceeded';
 export const HARD_TIME_LIMIT_EXCEEDED = 'hard time limit exceeded';
@@ -14,18 +14,24 @@ export const HARD_TIME_LIMIT_EXCEEDED = 'hard time limit exceeded';
 /** The course's crawler: 8 s to stop by itself, killed at 10 s. The gap is the time left for cleanup. */
 export const TIME_LIMIT_DEFAULTS = { softTimeLimitMs: 8000, hardTimeLimitMs: 10_000 };
 
-/** The reason the signal carries when the soft limit fires. */
-export class SoftTimeLimitError extends Error {
-  override name = 'SoftTimeLimitError';
+/** The work overran its soft limit. Not retried: the same input would overrun again. */
+export class SoftTimeLimitError extends FailFastError {
   constructor() {
-    super(SOFT_TIME_LIMIT_EXCEEDED);
+    super('soft-time-limit', SOFT_TIME_LIMIT_EXCEEDED);
+  }
+}
+
+/** The child overran its hard limit and was killed. Not retried, for the same reason. */
+export class HardTimeLimitError extends FailFastError {
+  constructor() {
+    super('hard-time-limit', HARD_TIME_LIMIT_EXCEEDED);
   }
 }
 
 /**
- * Runs `work` with a signal that aborts after `limitMs`. If the work gives up because
- * of that signal, the job fails with "soft time limit exceeded" and is not retried
- * (the same input would overrun again).
+ * Runs `work` with a signal that aborts after `limitMs` (the signal's reason is a
+ * SoftTimeLimitError). If the work gives up because of that signal, the job fails with
+ * "soft time limit exceeded".
  */
 export async function withSoftTimeLimit<T>(limitMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -33,7 +39,7 @@ export async function withSoftTimeLimit<T>(limitMs: number, work: (signal: Abort
   try {
     return await work(controller.signal);
   } catch (err) {
-    if (controller.signal.aborted) throw new UnrecoverableError(SOFT_TIME_LIMIT_EXCEEDED);
+    if (controller.signal.aborted) throw controller.signal.reason;
     throw err;
   } finally {
     clearTimeout(timer);
@@ -47,25 +53,30 @@ export interface HardLimitRun {
   limitMs: number;
   /** Told the child's pid as soon as it exists (the drill checks that it is gone afterwards). */
   onStart?: (pid: number) => void | Promise<void>;
+  /**
+   * What the watchdog sends. SIGKILL, because nothing in the child can catch or delay
+   * it. (SIGTERM would wait for the child's handler, and a blocked loop never runs it:
+   * the can-fail test shows the child surviving.) @defaultValue 'SIGKILL'
+   */
+  killSignal?: NodeJS.Signals;
 }
 
 /**
- * Runs a script in its own process. Exit code 0 before the limit: done. Otherwise the
- * parent's watchdog sends SIGKILL, which no code in the child can catch or delay, and
- * the job fails with "hard time limit exceeded".
+ * Runs a script in its own process (a LabProcess). Exit code 0 before the limit: done.
+ * Otherwise the parent's watchdog kills it and the job fails with "hard time limit exceeded".
  */
-export async function runWithHardTimeLimit({ script, args, limitMs, onStart }: HardLimitRun): Promise<void> {
-  const child: LabProcess = startTsProcess(script, { args });
-  await onStart?.(child.pid);
+export async function runWithHardTimeLimit({ script, args, limitMs, onStart, killSignal = 'SIGKILL' }: HardLimitRun): Promise<void> {
+  const child = startTsProcess(script, { args });
   let timer: NodeJS.Timeout | undefined;
-  const overran = new Promise<'overran'>((resolve) => {
-    timer = setTimeout(() => resolve('overran'), limitMs);
-  });
   try {
+    await onStart?.(child.pid);
+    const overran = new Promise<'overran'>((resolve) => {
+      timer = setTimeout(() => resolve('overran'), limitMs);
+    });
     const first = await Promise.race([child.exited, overran]);
     if (first === 'overran') {
-      await child.kill('SIGKILL');
-      throw new UnrecoverableError(HARD_TIME_LIMIT_EXCEEDED);
+      await child.kill(killSignal); // resolves when the child has exited
+      throw new HardTimeLimitError();
     }
     if (first.code !== 0) throw new Error(`child exited with code ${first.code} (signal ${first.signal})`);
   } finally {

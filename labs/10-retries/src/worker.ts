@@ -1,110 +1,102 @@
-// The lesson 10 worker: a real BullMQ Worker in its own process, with the retry
-// policy, the planned backoff strategy, and the soft and hard time limits.
-//   pnpm worker            (env below shortens the timings; the defaults are the course's)
-import { Worker, type Job } from 'bullmq';
+// The lesson 10 worker: lesson 08's worker (startWorker: one processor, handlers per
+// job name) with the retry policy, the planned backoff strategy, the soft and hard
+// time limits, and the idempotent deduction.
+//   pnpm worker                                     the course's timings
+//   LAB_FAULTS=source-read:throw:2 pnpm worker      a drill (see src/faults.ts)
+import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Pool } from 'mysql2/promise';
-import { pathToFileURL } from 'node:url';
-import { ensureInfra, labPrefix, openLabDatabase, redisOptions } from '@tasks-lab/infra';
-import { retryLabConnection } from './connection.ts';
-import { CRAWL_JOB_NAME, processCrawl } from './crawl-job.ts';
-import { plannedDelayOf } from './export-errors.ts';
+import { ensureInfra, redisOptions } from '@tasks-lab/infra';
+import { errorCode, idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
+import { startWorker, type JobHandlers } from '@tasks-lab/08-broker-worker';
+import { CRAWL_JOB_NAME, crawlPolitely, processCrawl } from './crawl-job.ts';
+import { lazyPool } from './database.ts';
 import { DEDUCT_JOB_NAME, processDeduction } from './deduct-job.ts';
+import { plannedDelayOf } from './export-errors.ts';
 import { RETRY_EXPORT_JOB_NAME, RETRY_EXPORT_PARTS, plannedBackoff, processRetryExport, type RetryExportParts } from './export-job.ts';
-import { RETRY_POLICY_DEFAULTS, type RetryPolicy } from './retry-policy.ts';
-import { TIME_LIMIT_DEFAULTS } from './time-limits.ts';
+import { retryFaults, type RetryFaults } from './faults.ts';
+import { deductStockOnce } from './inventory.ts';
+import { retryQueueAddress, type RetryJobData, type RetryJobName, type RetryJobResult } from './jobs.ts';
+import { readRetryWorkerOptions, type RetryWorkerOptionValues } from './options.ts';
 
-export const RETRY_QUEUE_DEFAULT = 'exports';
+/** Every step a broken variant may swap; only the can-fail fixtures pass anything but the defaults. */
+export interface RetryWorkerParts extends RetryExportParts {
+  crawl: typeof crawlPolitely;
+  deductOnce: typeof deductStockOnce;
+  /** What the hard limit's watchdog sends. */
+  killSignal: NodeJS.Signals;
+}
 
-export interface RetryWorkerOptions {
-  queueName: string;
-  policy: RetryPolicy;
-  softTimeLimitMs: number;
-  hardTimeLimitMs: number;
-  /** Swappable steps; only the can-fail fixtures pass anything but the defaults. */
-  parts?: RetryExportParts;
+export const RETRY_WORKER_PARTS: RetryWorkerParts = { ...RETRY_EXPORT_PARTS, crawl: crawlPolitely, deductOnce: deductStockOnce, killSignal: 'SIGKILL' };
+
+export interface RetryWorkerOptions extends RetryWorkerOptionValues {
+  /** @defaultValue the faults LAB_FAULTS switches on (none) */
+  faults?: RetryFaults;
+  parts?: Partial<RetryWorkerParts>;
 }
 
 export interface RunningRetryWorker {
-  worker: Worker;
+  worker: Worker<RetryJobData, RetryJobResult, RetryJobName>;
+  /** Stops taking jobs, waits for the running ones, closes Redis and the pool. Idempotent. */
   close(): Promise<void>;
 }
 
 export async function startRetryWorker(options: RetryWorkerOptions): Promise<RunningRetryWorker> {
+  const parts = { ...RETRY_WORKER_PARTS, ...options.parts };
+  const faults = options.faults ?? retryFaults();
   const evidence = new Redis(redisOptions());
-  let pool: Pool | undefined; // opened on the first deduction job only
-  const processJob = async (job: Job) => {
-    switch (job.name) {
-      case RETRY_EXPORT_JOB_NAME:
-        return processRetryExport(job, { redis: evidence, policy: options.policy, parts: options.parts });
-      case CRAWL_JOB_NAME:
-        return processCrawl(job, { redis: evidence, ...options });
-      case DEDUCT_JOB_NAME:
-        pool ??= await openLabDatabase('10');
-        return processDeduction(job, pool);
-      default:
-        throw new Error(`unknown job name ${job.name}`);
-    }
+  const database = lazyPool(); // opened by the first deduction job, shared by all of them
+  const policy = { backoffBaseMs: options.backoffBaseMs, backoffCapMs: options.backoffCapMs, minWorkMs: options.minWorkMs };
+  const handlers: JobHandlers<RetryJobData, RetryJobResult, RetryJobName> = {
+    [RETRY_EXPORT_JOB_NAME]: (job) => processRetryExport(job, { redis: evidence, policy, faults, parts }),
+    [CRAWL_JOB_NAME]: (job) =>
+      processCrawl(job, {
+        redis: evidence,
+        softTimeLimitMs: options.softTimeLimitMs,
+        hardTimeLimitMs: options.hardTimeLimitMs,
+        crawl: parts.crawl,
+        killSignal: parts.killSignal,
+      }),
+    [DEDUCT_JOB_NAME]: async (job) => processDeduction(job, { pool: await database.get(), faults, deductOnce: parts.deductOnce }),
   };
-  const worker = new Worker(options.queueName, processJob, {
-    connection: retryLabConnection(),
-    prefix: labPrefix('10'),
-    concurrency: 4,
-    // No backoff type of BullMQ's own is used: every export job asks for this strategy.
+  const { concurrency, lockDurationMs, stalledIntervalMs, maxStalledCount } = options;
+  const worker = startWorker(retryQueueAddress(options.queueName), handlers, {
+    concurrency,
+    lockDurationMs,
+    stalledIntervalMs,
+    maxStalledCount,
+    // No backoff type of BullMQ's own is used: every job of this lab asks for this strategy.
     settings: { backoffStrategy: plannedBackoff },
   });
   await worker.waitUntilReady();
   return {
     worker,
-    async close() {
+    close: idempotent(async () => {
       await worker.close();
       await evidence.quit();
-      await pool?.end();
-    },
+      await database.close();
+    }),
   };
 }
 
-const numberFromEnv = (name: string, fallback: number) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of milliseconds >= 0, got "${raw}"`);
-  return value;
-};
-
-/** Reads the options from the environment, starts the worker, prints one ready line, closes on SIGTERM/SIGINT. */
-export async function runRetryWorkerFromEnv(parts: RetryExportParts = RETRY_EXPORT_PARTS): Promise<void> {
+/** The process: options from the environment, one line per finished run, a ready line, a clean exit on SIGTERM/SIGINT. */
+export async function runRetryWorker(parts: Partial<RetryWorkerParts> = {}): Promise<void> {
+  const options = readRetryWorkerOptions();
+  const faults = retryFaults();
   await ensureInfra({ services: ['redis', 'mysql'] });
-  const options: RetryWorkerOptions = {
-    queueName: process.env.RETRY_QUEUE || RETRY_QUEUE_DEFAULT,
-    policy: {
-      backoffBaseMs: numberFromEnv('RETRY_BACKOFF_BASE_MS', RETRY_POLICY_DEFAULTS.backoffBaseMs),
-      backoffCapMs: numberFromEnv('RETRY_BACKOFF_CAP_MS', RETRY_POLICY_DEFAULTS.backoffCapMs),
-      minWorkMs: numberFromEnv('RETRY_MIN_WORK_MS', RETRY_POLICY_DEFAULTS.minWorkMs),
-    },
-    softTimeLimitMs: numberFromEnv('SOFT_TIME_LIMIT_MS', TIME_LIMIT_DEFAULTS.softTimeLimitMs),
-    hardTimeLimitMs: numberFromEnv('HARD_TIME_LIMIT_MS', TIME_LIMIT_DEFAULTS.hardTimeLimitMs),
-    parts,
-  };
-  const running = await startRetryWorker(options);
+  const running = await startRetryWorker({ ...options, faults, parts });
   running.worker.on('failed', (job, err) => {
     const delayMs = plannedDelayOf(err);
     const next = delayMs === undefined ? 'no retry' : `retry in ${delayMs} ms`;
-    console.log(`job ${job?.id} run ${job?.attemptsMade} failed: ${err.message} (${next})`);
+    console.log(`job ${job?.id} run ${job?.attemptsMade} failed [${errorCode(err) ?? 'no code'}]: ${err.message} (${next})`);
   });
   running.worker.on('completed', (job) => console.log(`job ${job.id} completed after ${job.attemptsMade} run(s)`));
-  const { backoffBaseMs, backoffCapMs, minWorkMs } = options.policy;
+  // close() waits for running jobs; a crawl may take up to its hard limit to end.
+  onShutdown(running.close, { graceMs: options.hardTimeLimitMs + 5000 });
+  const { backoffBaseMs, backoffCapMs, minWorkMs, softTimeLimitMs, hardTimeLimitMs, concurrency } = options;
   console.log(
-    `retry worker ${process.pid} ready on queue ${options.queueName} (backoff base ${backoffBaseMs} ms, cap ${backoffCapMs} ms, min work ${minWorkMs} ms, soft ${options.softTimeLimitMs} ms, hard ${options.hardTimeLimitMs} ms)`,
+    `retry worker ${process.pid} ready on queue ${options.queueName} (backoff base ${backoffBaseMs} ms, cap ${backoffCapMs} ms, ` +
+      `min work ${minWorkMs} ms, soft ${softTimeLimitMs} ms, hard ${hardTimeLimitMs} ms, concurrency ${concurrency}; ${faults.describe()})`,
   );
-  const stop = () => void running.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runRetryWorkerFromEnv().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
-}
+runMain(import.meta.url, () => runRetryWorker());

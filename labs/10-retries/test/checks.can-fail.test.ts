@@ -1,53 +1,28 @@
-// Every key check of lesson 10 must be able to fail: here each one meets a broken
-// variant (real worker processes, real Redis and database) and must report ok: false.
-import { runCheck, type Check } from '@tasks-lab/lab-kit';
+// Every check of lesson 10 must be able to fail: each case breaks one real part (a
+// broken worker process, a broken function, a producer setting), runs the check's
+// experiment for real (Redis, the database, processes) and expects a failed check.
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { canFailSuite } from '@tasks-lab/lab-kit/testing';
+import { describe } from 'vitest';
 import { buildChecks, type RetryCheckDeps } from '../scripts/checks.ts';
-import { deductWithoutUniqueKey, uncappedDelayMs } from './fixtures/broken-variants.ts';
+import { deductWithoutRecord, uncappedDelayMs } from './fixtures/broken-variants.ts';
 
-const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-
-function checkNamed(deps: RetryCheckDeps, start: string): Check {
-  const check = buildChecks(deps).find((c) => c.name.startsWith(start));
-  if (!check) throw new Error(`no check starts with "${start}"`);
-  return check;
-}
+const BROKEN_WORKER = fileURLToPath(new URL('./fixtures/broken-worker.ts', import.meta.url));
+const brokenWorker = (variant: string): RetryCheckDeps => ({ worker: { script: BROKEN_WORKER, args: [variant] } });
 
 describe('checks.can-fail', () => {
-  it('When the backoff has no cap, Then the cap check fails', async () => {
-    const result = await runCheck(checkNamed({ backoffDelay: uncappedDelayMs }, 'Backoff waits'));
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/511999/); // retry 10 of an uncapped 1 s base
+  const suite = canFailSuite(buildChecks);
+  suite.breaks('backoff-capped-full-jitter', 'the backoff has no cap', () => ({ backoffDelay: uncappedDelayMs }), { observed: /511999/ });
+  suite.breaks('recovers-after-two-failures', 'the allow-list is empty', () => brokenWorker('empty-allow-list'), { observed: /failed .*1 run\(s\)/ });
+  suite.breaks('expired-deadline-skips-source', 'the worker skips the deadline check', () => brokenWorker('no-deadline-check'), { observed: /[1-9] read\(s\)/ });
+  suite.breaks('permanent-error-runs-once', 'the worker retries every error', () => brokenWorker('retries-everything'), { observed: /4 run\(s\)/ });
+  suite.breaks('always-failing-runs-four-times', 'jobs are submitted with attempts 5', () => ({ attempts: 5 }), { observed: /5 run\(s\)/ });
+  suite.breaks('retry-past-deadline-refused', 'the worker schedules retries past the deadline', () => brokenWorker('no-budget-check'), {
+    observed: /failed with "deadline exceeded"; [2-9] run/,
   });
-
-  it('When jobs are submitted with attempts 5, Then the "exactly 4 times" check fails', async () => {
-    const result = await runCheck(checkNamed({ attempts: 5 }, 'A job that always fails'));
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/5 run\(s\)/);
-  });
-
-  it('When the worker retries permanent errors, Then the "exactly once" check fails', async () => {
-    const result = await runCheck(checkNamed({ workerScript: fixture('worker-retries-everything.ts') }, 'A permanent error'));
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/4 run\(s\)/);
-  });
-
-  it('When the worker skips the deadline check, Then the expired-deadline check fails', async () => {
-    const result = await runCheck(checkNamed({ workerScript: fixture('worker-no-deadline-check.ts') }, 'An expired deadline'));
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/1 read\(s\)/);
-  });
-
-  it('When the worker schedules retries past the deadline, Then the retry-budget check fails', async () => {
-    const result = await runCheck(checkNamed({ workerScript: fixture('worker-no-budget-check.ts') }, 'A retry that would overrun'));
-    expect(result.ok).toBe(false);
-    expect(result.observed).not.toMatch(/insufficient retry budget"/);
-  });
-
-  it('When the dedupe log has no unique key, Then the double deduction is detected', async () => {
-    const result = await runCheck(checkNamed({ deductOnce: deductWithoutUniqueKey }, 'The same order'));
-    expect(result.ok).toBe(false);
-    expect(result.observed).toMatch(/stock 10 -> (?!6)/);
-  });
+  suite.breaks('soft-limit-stops-work', 'the crawl ignores the signal', () => brokenWorker('crawl-ignores-signal'), { observed: /completed after/ });
+  suite.breaks('hard-limit-kills-child', 'the watchdog sends SIGTERM', () => brokenWorker('watchdog-sends-sigterm'), { observed: /STILL running/, timeoutMs: 90_000 });
+  suite.breaks('same-order-deducted-once', 'the deduction keeps no record', () => ({ deductOnce: deductWithoutRecord }), { observed: /stock 10 -> 0/ });
+  suite.breaks('rerun-job-deducts-once', 'the deduction job keeps no record', () => brokenWorker('deducts-without-record'), { observed: /stock 10 -> 4/ });
+  suite.coversEveryCheck();
 });

@@ -1,15 +1,15 @@
-// Real database (the lab's own, tasks_lab10 on MariaDB/MySQL).
+// Real database (the lab's own, tasks_lab10 on MariaDB/MySQL), migrated by the shared runner.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'mysql2/promise';
-import { openLabDatabase } from '@tasks-lab/infra';
+import { migrateLab } from '@tasks-lab/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InsufficientStockError, countDeductions, deductStockOnce, readStock, setStock } from '../src/inventory.ts';
-import { migrateLabDatabase } from '../src/migrate.ts';
+import { openInventoryDatabase } from '../src/database.ts';
+import { InsufficientStockError, deductStockOnce } from '../src/inventory.ts';
+import { countDeductions, readStock, setStock, takeStock } from '../src/queries.ts';
 
 let pool: Pool;
 beforeAll(async () => {
-  pool = await openLabDatabase('10');
-  await migrateLabDatabase(pool);
+  pool = await openInventoryDatabase();
 });
 afterAll(async () => {
   await pool.end();
@@ -22,8 +22,10 @@ const newSku = async (quantity: number) => {
 };
 
 describe('inventory: deduct once per order', () => {
-  it('When migrations run again, Then nothing is applied twice', async () => {
-    expect(await migrateLabDatabase(pool)).toEqual([]);
+  it('When migrations run again, Then nothing is applied twice and lesson 10\'s file is recorded', async () => {
+    const report = await migrateLab('10');
+    expect(report.applied).toEqual([]);
+    expect(report.alreadyApplied.map((m) => `${m.lab}/${m.file}`)).toContain('10/001-inventory.sql');
   });
 
   it('When the same order is deducted twice, Then the second call is "already applied" and stock drops once', async () => {
@@ -43,11 +45,20 @@ describe('inventory: deduct once per order', () => {
     expect(await readStock(pool, sku)).toBe(9);
   });
 
-  it('When stock is short, Then the order fails and leaves no dedupe row (a later try may still apply it)', async () => {
+  it('When stock is short, Then the order fails with insufficient-stock and leaves no record (a later try may still apply it)', async () => {
     const sku = await newSku(1);
     const order = { orderId: `order-${randomUUID()}`, sku, quantity: 2 };
     await expect(deductStockOnce(pool, order)).rejects.toBeInstanceOf(InsufficientStockError);
+    await expect(deductStockOnce(pool, order)).rejects.toMatchObject({ code: 'insufficient-stock' });
     expect(await countDeductions(pool, order.orderId)).toBe(0);
+    expect(await readStock(pool, sku)).toBe(1);
+  });
+
+  it('When stock is taken directly, Then the affected-row count says whether there was enough', async () => {
+    const sku = await newSku(3);
+    expect(await takeStock(pool, sku, 2)).toBe(true);
+    expect(await takeStock(pool, sku, 2)).toBe(false);
+    expect(await takeStock(pool, 'no-such-sku', 1)).toBe(false);
     expect(await readStock(pool, sku)).toBe(1);
   });
 });

@@ -17,6 +17,7 @@ describe('time-limits: soft limit', () => {
     });
     await expect(work).rejects.toThrow(SOFT_TIME_LIMIT_EXCEEDED);
     await expect(work).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(work).rejects.toMatchObject({ name: 'SoftTimeLimitError', code: 'soft-time-limit' });
     expect(cleanedUp).toBe(true);
   });
 
@@ -34,6 +35,7 @@ describe('time-limits: hard limit', () => {
     let pid = 0;
     const run = runWithHardTimeLimit({ script: CRAWL_CHILD_SCRIPT, args: ['block', '100'], limitMs: 1500, onStart: (p) => void (pid = p) });
     await expect(run).rejects.toThrow(HARD_TIME_LIMIT_EXCEEDED);
+    await expect(run).rejects.toMatchObject({ name: 'HardTimeLimitError', code: 'hard-time-limit' });
     expect(pid).toBeGreaterThan(0);
     expect(isAlive(pid)).toBe(false);
   });

@@ -59,8 +59,8 @@ export function prepareCredentials(file = ENV_FILE): { created: boolean; file: s
 export function parseEnvFile(text: string): Record<string, string> {
   const values: Record<string, string> = {};
   for (const line of text.split('\n')) {
-    const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (match) values[match[1]] = match[2];
+    const [, key, value] = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line) ?? [];
+    if (key !== undefined && value !== undefined) values[key] = value;
   }
   return values;
 }

@@ -5,3 +5,4 @@ export * from './services.ts';
 export * from './connections.ts';
 export * from './private-redis.ts';
 export { nativeMysqlPid, nativeRedisPid } from './native.ts';
+export * from './migrations.ts';

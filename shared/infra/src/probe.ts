@@ -71,7 +71,9 @@ export async function probeMysql(
   try {
     connection = await mysql.createConnection({ host, port, user, password, connectTimeout: 3000 });
     const [rows] = await connection.query<mysql.RowDataPacket[]>('select version() as version');
-    return { state: 'healthy', version: String(rows[0].version), detail: 'SELECT 1 as the app user works' };
+    const [row] = rows;
+    if (!row) throw new Error('select version() returned no row');
+    return { state: 'healthy', version: String(row.version), detail: 'SELECT 1 as the app user works' };
   } catch (err) {
     const e = err as { code?: string; errno?: number; message?: string };
     if (e.code === 'ER_ACCESS_DENIED_ERROR' || e.errno === 1045 || e.errno === 1698) {
@@ -88,7 +90,7 @@ export async function probeMysql(
 
 /** "10.11.19-MariaDB-0+deb12u1" -> { flavour: 'mariadb', version: '10.11.19' } */
 export function parseServerVersion(text: string): { flavour: 'mariadb' | 'mysql'; version: string } | undefined {
-  const match = /(\d+\.\d+\.\d+)/.exec(text);
-  if (!match) return undefined;
-  return { flavour: /mariadb/i.test(text) ? 'mariadb' : 'mysql', version: match[1] };
+  const version = /(\d+\.\d+\.\d+)/.exec(text)?.[1];
+  if (version === undefined) return undefined;
+  return { flavour: /mariadb/i.test(text) ? 'mariadb' : 'mysql', version };
 }

@@ -44,8 +44,8 @@ describe('preflight', () => {
     });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ service: 'redis', code: 'port-taken' });
-    expect(problems[0].message).toContain(`port ${port} is already in use`);
-    expect(problems[0].message).toContain('TASKS_LAB_REDIS_PORT');
+    expect(problems[0]?.message).toContain(`port ${port} is already in use`);
+    expect(problems[0]?.message).toContain('TASKS_LAB_REDIS_PORT');
   });
 
   it('When another program holds the database port, Then it reports port-taken for mysql', async () => {
@@ -57,7 +57,7 @@ describe('preflight', () => {
       credentials,
     });
     expect(problems.map((p) => [p.service, p.code])).toEqual([['mysql', 'port-taken']]);
-    expect(problems[0].message).toContain('TASKS_LAB_MYSQL_PORT');
+    expect(problems[0]?.message).toContain('TASKS_LAB_MYSQL_PORT');
   });
 
   it('When a Redis with another password holds the port, Then it reports bad-password without printing any password', async () => {
@@ -68,7 +68,7 @@ describe('preflight', () => {
       credentials,
     });
     expect(problems.map((p) => p.code)).toEqual(['bad-password']);
-    expect(problems[0].message).not.toContain(credentials.redisPassword);
+    expect(problems[0]?.message).not.toContain(credentials.redisPassword);
   });
 
   it('When the ports are free, Then there is nothing to report', async () => {

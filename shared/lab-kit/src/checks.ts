@@ -1,10 +1,12 @@
-// Every lab's verify script is a list of checks. Each check runs something real,
-// then says what it observed and whether that matches the lesson. The runner
-// prints one line per check and a closing "N passed, N failed" line, writes the
-// outcome to .lab-result.json (so `pnpm lab` remembers it), and sets a non-zero
-// exit code when any check failed.
+// Every lab's verify script is a list of checks. A check gathers evidence by running
+// something real (a scenario), then judges it: pass or fail, and what it observed.
+// The runner prints one line per check and a closing "N passed, N failed" line,
+// writes the outcome to .lab-result.json (so `pnpm lab` remembers it), and sets a
+// non-zero exit code when any check failed.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { errorMessage } from './errors.ts';
+import { SECOND } from './time.ts';
 
 export interface CheckOutcome {
   ok: boolean;
@@ -13,14 +15,26 @@ export interface CheckOutcome {
 }
 
 export interface Check {
+  /**
+   * A stable, kebab-case id, unique within the lab ("illegal-transition-rejected").
+   * Tests, coverage data and `pnpm lab --repeat` refer to a check by its id, never by
+   * its wording, so the wording can improve without breaking them.
+   */
+  id: string;
   /** The learning check, as the lesson doc words it. */
   name: string;
-  run: () => CheckOutcome | Promise<CheckOutcome>;
+  /**
+   * Runs the check. `signal` aborts when the time limit passes: everything the check
+   * started (processes, connections, servers) must be tied to it (see withResources),
+   * so that a timed-out check leaves nothing behind to disturb the next one.
+   */
+  run: (signal: AbortSignal) => CheckOutcome | Promise<CheckOutcome>;
   /** A check that takes longer than this fails instead of hanging the verify. @defaultValue 60000 */
   timeoutMs?: number;
 }
 
 export interface CheckResult extends CheckOutcome {
+  id: string;
   name: string;
   ms: number;
 }
@@ -37,28 +51,128 @@ export const fail = (observed: string): CheckOutcome => ({ ok: false, observed }
 /** `ok` decides; `observed` is printed either way. */
 export const outcome = (ok: boolean, observed: string): CheckOutcome => ({ ok, observed });
 
-/** Runs one check with a time limit; a thrown error is a failed check, not a crash. */
-export async function runCheck(check: Check): Promise<CheckResult> {
-  const started = Date.now();
-  const timeoutMs = check.timeoutMs ?? 60_000;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckOutcome>((resolve) => {
-    timer = setTimeout(() => resolve(fail(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    const result = await Promise.race([Promise.resolve().then(check.run), timeout]);
-    return { name: check.name, ...result, ms: Date.now() - started };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { name: check.name, ok: false, observed: `threw: ${message}`, ms: Date.now() - started };
-  } finally {
-    clearTimeout(timer);
+/** The reason a check's signal carries when its time limit passed. */
+export class CheckTimeoutError extends Error {
+  override name = 'CheckTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
   }
+}
+
+/**
+ * The shape every lab's checks take (lesson 09's): a scenario gathers typed evidence
+ * by running the real thing; a judge decides from that evidence alone. Keeping the two
+ * apart means a judge never runs anything, and a scenario never decides anything.
+ */
+export interface CheckSpec<E> {
+  id: string;
+  name: string;
+  timeoutMs?: number;
+  scenario: (signal: AbortSignal) => E | Promise<E>;
+  judge: (evidence: E) => CheckOutcome;
+}
+
+export function defineCheck<E>(spec: CheckSpec<E>): Check {
+  return {
+    id: spec.id,
+    name: spec.name,
+    timeoutMs: spec.timeoutMs,
+    run: async (signal) => spec.judge(await spec.scenario(signal)),
+  };
+}
+
+/**
+ * Several checks that judge one experiment differently (one HTTP round trip, say) share
+ * its evidence: the scenario runs once, on first use, and each check judges it.
+ */
+export function sharedScenario<E>(scenario: (signal: AbortSignal) => Promise<E>): (signal: AbortSignal) => Promise<E> {
+  let running: Promise<E> | undefined;
+  return (signal) => (running ??= scenario(signal));
+}
+
+/** The check with this id, or an error listing the ids there are (for the can-fail tests). */
+export function findCheck(checks: readonly Check[], id: string): Check {
+  const found = checks.find((check) => check.id === id);
+  if (!found) throw new Error(`no check with id "${id}"; the ids are: ${checks.map((c) => c.id).join(', ')}`);
+  return found;
+}
+
+const CHECK_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** Ids must be kebab-case and unique: they are how everything else refers to a check. */
+export function checkIdProblems(checks: readonly Check[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const { id } of checks) {
+    if (!CHECK_ID.test(id)) problems.push(`check id "${id}" is not kebab-case`);
+    if (seen.has(id)) problems.push(`check id "${id}" is used twice`);
+    seen.add(id);
+  }
+  return problems;
+}
+
+export interface RunCheckOptions {
+  /**
+   * After a timeout, how long to wait for the check to finish cleaning up (its
+   * resources close when the signal aborts) before the next check starts.
+   * @defaultValue 15000
+   */
+  cleanupGraceMs?: number;
+  /** Stops the check from outside (verify got Ctrl-C): it is aborted and cleaned up like a timeout. */
+  signal?: AbortSignal;
+}
+
+/** Why a check stopped early: its own time limit, or the caller's signal. */
+type Stop = { settled: false; why: string };
+
+/**
+ * Runs one check with a time limit; a thrown error is a failed check, not a crash.
+ * When the limit passes (or the caller's signal aborts), the check's signal aborts,
+ * and runCheck waits (up to the cleanup grace) for the check to settle, so that the
+ * processes and connections it started are gone before the next check begins.
+ */
+export async function runCheck(check: Check, options: RunCheckOptions = {}): Promise<CheckResult> {
+  const started = Date.now();
+  const timeoutMs = check.timeoutMs ?? 60 * SECOND;
+  const cleanupGraceMs = options.cleanupGraceMs ?? 15 * SECOND;
+  const controller = new AbortController();
+  const result = (o: CheckOutcome): CheckResult => ({ id: check.id, name: check.name, ...o, ms: Date.now() - started });
+
+  const running = Promise.resolve()
+    .then(() => check.run(controller.signal))
+    .then(
+      (o) => ({ settled: true as const, outcome: o }),
+      (err: unknown) => ({ settled: true as const, outcome: fail(`threw: ${errorMessage(err)}`) }),
+    );
+  let timer: NodeJS.Timeout | undefined;
+  let onOuterAbort: (() => void) | undefined;
+  const stopped = new Promise<Stop>((resolve) => {
+    timer = setTimeout(() => resolve({ settled: false, why: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    onOuterAbort = () => resolve({ settled: false, why: `stopped: ${errorMessage(options.signal?.reason)}` });
+    if (options.signal?.aborted) onOuterAbort();
+    else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  });
+  const first = await Promise.race([running, stopped]);
+  clearTimeout(timer);
+  if (onOuterAbort) options.signal?.removeEventListener('abort', onOuterAbort);
+  if (first.settled) return result(first.outcome);
+
+  controller.abort(new CheckTimeoutError(timeoutMs));
+  let graceTimer: NodeJS.Timeout | undefined;
+  const cleaned = await Promise.race([
+    running.then(() => true),
+    new Promise<false>((resolve) => {
+      graceTimer = setTimeout(() => resolve(false), cleanupGraceMs);
+    }),
+  ]);
+  clearTimeout(graceTimer);
+  const after = cleaned ? 'its resources were released' : `it was still cleaning up ${cleanupGraceMs} ms later`;
+  return result(fail(`${first.why}; ${after}`));
 }
 
 export function formatResult(result: CheckResult): string {
   const mark = result.ok ? '✓ pass' : '✗ FAIL';
-  return `${mark}  ${result.name} — observed: ${result.observed}`;
+  return `${mark}  ${result.name} [${result.id}] — observed: ${result.observed}`;
 }
 
 export function formatSummary(report: Pick<CheckReport, 'passed' | 'failed'>): string {
@@ -69,10 +183,14 @@ export function formatSummary(report: Pick<CheckReport, 'passed' | 'failed'>): s
 export async function runChecks(
   checks: Check[],
   print: (line: string) => void = (line) => console.log(line),
+  options: RunCheckOptions = {},
 ): Promise<CheckReport> {
+  const problems = checkIdProblems(checks);
+  if (problems.length > 0) throw new Error(`the lab's checks are mis-declared: ${problems.join('; ')}`);
   const results: CheckResult[] = [];
   for (const check of checks) {
-    const result = await runCheck(check);
+    if (options.signal?.aborted) break; // stopped from outside: the remaining checks do not run
+    const result = await runCheck(check, options);
     results.push(result);
     print(formatResult(result));
   }
@@ -103,11 +221,35 @@ export function nextLessonHint(lesson: string, labDir: string): string {
     : 'That is the last lesson available so far (`pnpm lab` lists them).';
 }
 
-/** The whole verify: header, one line per check, summary, result file, exit code. */
+/**
+ * The whole verify: header, one line per check, summary, result file, exit code.
+ * Ctrl-C (or SIGTERM) stops the running check the way its timeout would, so the
+ * processes it started are cleaned up; the remaining checks do not run and the verify
+ * fails. A second Ctrl-C exits at once.
+ */
 export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
   console.log(`Lesson ${options.lesson}: ${options.title}`);
-  const report = await runChecks(options.checks);
+  const interrupted = new AbortController();
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    console.log(`${signal}: stopping the running check and cleaning up (again to exit at once)`);
+    interrupted.abort(new Error(`verify got ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let report: CheckReport;
+  try {
+    report = await runChecks(options.checks, undefined, { signal: interrupted.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  const notRun = options.checks.length - report.results.length;
+  if (notRun > 0) report = { ...report, failed: report.failed + notRun };
   console.log('');
+  if (notRun > 0) console.log(`Interrupted: ${notRun} check(s) did not run, and count as failed.`);
   if (report.failed > 0) {
     console.log(`Some checks failed. The lesson doc explains each check: ${options.doc}`);
   } else {

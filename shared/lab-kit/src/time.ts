@@ -19,25 +19,29 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /**
  * Polls `probe` until it returns a value other than undefined/false, or throws
  * after `timeoutMs` with `what` in the message, so a hang becomes a clear failure.
+ * An error thrown by the probe counts as "not yet" (a service may be starting), but
+ * an aborted `signal` stops the wait at once with the signal's reason.
  */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
-  { timeoutMs = 10 * SECOND, intervalMs = 50 } = {},
+  { timeoutMs = 10 * SECOND, intervalMs = 50, signal }: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
     } catch (err) {
       lastError = err;
     }
+    signal?.throwIfAborted();
     if (Date.now() > deadline) {
       const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
     }
-    await sleep(intervalMs);
+    await sleep(intervalMs, signal);
   }
 }

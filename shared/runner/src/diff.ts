@@ -74,7 +74,7 @@ export function renderDiff(from: Lab, to: Lab, options: { full?: boolean; color?
   out.push(`Changed (${comparison.changed.length}):`);
   for (const file of comparison.changed) out.push(`  ~ ${file}`);
   out.push(
-    `Carried over through the import of @tasks-lab/${from.lesson.number}-${from.lesson.slug} (${comparison.kept.length}):`,
+    `Only in lesson ${from.lesson.number} (${comparison.kept.length}; lesson ${to.lesson.number} imports what it uses from the lab that defines it):`,
   );
   for (const file of comparison.kept) out.push(`  = ${file}`);
   out.push(`Same in both (${comparison.unchanged.length}): ${comparison.unchanged.join(', ') || '-'}`);

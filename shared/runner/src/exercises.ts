@@ -14,12 +14,14 @@ export async function checkExercise(lab: Lab): Promise<CheckResult[]> {
   const lastLines = (text: string) => text.trim().split('\n').slice(-6).join(' | ');
   return [
     {
+      id: `exercise-${lab.lesson.number}-untouched-fails`,
       name: `lesson ${lab.lesson.number}: the untouched exercise (${lab.exercise?.file}) fails its test`,
       ok: student.exitCode !== 0,
       observed: student.exitCode !== 0 ? 'its test failed, as it should' : 'its test PASSED: the exercise is already solved',
       ms,
     },
     {
+      id: `exercise-${lab.lesson.number}-solution-passes`,
       name: `lesson ${lab.lesson.number}: the reference solution (${lab.exercise?.solution}) passes`,
       ok: solution.exitCode === 0,
       observed: solution.exitCode === 0 ? 'its test passed' : `its test failed: ${lastLines(solution.output)}`,

@@ -27,8 +27,8 @@ export const LESSONS: readonly Lesson[] = [
 
 /** Accepts "3", "03" or "03-background-tasks"; returns the lesson or undefined. */
 export function findLesson(arg: string): Lesson | undefined {
-  const match = /^(\d{1,2})(?:-.*)?$/.exec(arg.trim());
-  if (!match) return undefined;
-  const number = match[1].padStart(2, '0');
+  const digits = /^(\d{1,2})(?:-.*)?$/.exec(arg.trim())?.[1];
+  if (digits === undefined) return undefined;
+  const number = digits.padStart(2, '0');
   return LESSONS.find((lesson) => lesson.number === number);
 }

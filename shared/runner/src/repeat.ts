@@ -4,6 +4,8 @@
 import type { CheckReport } from '@tasks-lab/lab-kit';
 
 export interface CheckStability {
+  /** The check's stable id: runs are matched by id, so a reworded check is still the same check. */
+  id: string;
   name: string;
   passes: number;
   failures: number;
@@ -19,20 +21,20 @@ export interface RepeatSummary {
 }
 
 export function summariseRuns(reports: CheckReport[]): RepeatSummary {
-  const byName = new Map<string, CheckStability>();
+  const byId = new Map<string, CheckStability>();
   for (const report of reports) {
     for (const result of report.results) {
-      const entry = byName.get(result.name) ?? { name: result.name, passes: 0, failures: 0 };
+      const entry = byId.get(result.id) ?? { id: result.id, name: result.name, passes: 0, failures: 0 };
       if (result.ok) entry.passes += 1;
       else {
         entry.failures += 1;
         entry.failedObservation ??= result.observed;
       }
-      byName.set(result.name, entry);
+      byId.set(result.id, entry);
     }
   }
   const runs = reports.length;
-  const all = [...byName.values()];
+  const all = [...byId.values()];
   return {
     runs,
     // A check missing from some runs (the verify crashed before it) also varies.
@@ -46,15 +48,15 @@ export function formatRepeat(summary: RepeatSummary): string[] {
   const lines: string[] = [];
   for (const check of summary.varying) {
     lines.push(
-      `~ VARIES  ${check.name} — passed ${check.passes}/${summary.runs}, failed ${check.failures}/${summary.runs}` +
+      `~ VARIES  ${check.name} [${check.id}] — passed ${check.passes}/${summary.runs}, failed ${check.failures}/${summary.runs}` +
         (check.failedObservation ? `; a failing run observed: ${check.failedObservation}` : ''),
     );
   }
   for (const check of summary.stableFailing) {
-    lines.push(`✗ FAIL    ${check.name} — failed in all ${summary.runs} runs; observed: ${check.failedObservation}`);
+    lines.push(`✗ FAIL    ${check.name} [${check.id}] — failed in all ${summary.runs} runs; observed: ${check.failedObservation}`);
   }
   for (const check of summary.stablePassing) {
-    lines.push(`✓ stable  ${check.name} — passed in all ${summary.runs} runs`);
+    lines.push(`✓ stable  ${check.name} [${check.id}] — passed in all ${summary.runs} runs`);
   }
   return lines;
 }

@@ -14,7 +14,9 @@ function lab(index: number, files: Record<string, string>): Lab {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
   }
-  return { lesson: LESSONS[index], dir, packageName: `lab${index}`, doc: 'doc.md', needs: [] };
+  const lesson = LESSONS[index];
+  if (!lesson) throw new Error(`LESSONS has no lesson at index ${index}`);
+  return { lesson, dir, packageName: `lab${index}`, doc: 'doc.md', needs: [] };
 }
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));

@@ -19,7 +19,7 @@ function dryRun(): DryTask[] {
 describe('turbo pipeline', () => {
   it("When lab N-1 changes, Then lab N's test and verify re-run (they depend on lab N-1's typecheck hash)", () => {
     const tasks = dryRun();
-    const labs = [...new Set(tasks.map((t) => t.taskId.split('#')[0]).filter((id) => /^@tasks-lab\/\d\d-/.test(id)))].sort();
+    const labs = [...new Set(tasks.map((t) => t.taskId.split('#')[0] ?? '').filter((id) => /^@tasks-lab\/\d\d-/.test(id)))].sort();
     expect(labs.length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < labs.length; i++) {
       for (const task of ['test', 'verify']) {

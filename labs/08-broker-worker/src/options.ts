@@ -1,0 +1,37 @@
+// Lesson 08's options, each read once at start-up from its environment variable (or
+// an override in code), with the course's value as the default. A zero, negative or
+// non-numeric value is refused with a message naming the variable and its bounds.
+//
+//   EXPORTS_QUEUE        exports  the queue every process of the lab uses
+//   WORKER_CONCURRENCY   2        jobs one worker process runs at once (celery --concurrency=2)
+//   LOCK_DURATION_MS     30000    how long a running job's lock lasts between renewals (BullMQ's default)
+//   STALLED_INTERVAL_MS  30000    how often a worker looks for jobs whose lock lapsed (BullMQ's default)
+//   MAX_STALLED_COUNT    1        stall re-runs before a job fails (BullMQ's default; lesson 09)
+//   SUBMIT_TIMEOUT_S     15       how long `pnpm submit` waits for the result (also --timeout-s)
+//   PORT                 8000     the dashboard's port (0: any free port)
+import { defineOptions, durationMs, name, wholeNumber } from '@tasks-lab/lab-kit';
+import { EXPORTS_QUEUE } from './broker.ts';
+
+/** The worker's options. Labs 09 and 10 spread `WORKER_OPTIONS.specs` into their own. */
+export const WORKER_OPTIONS = defineOptions({
+  queueName: name('EXPORTS_QUEUE', EXPORTS_QUEUE),
+  concurrency: wholeNumber('WORKER_CONCURRENCY', 2, { min: 1, max: 64 }),
+  lockDurationMs: durationMs('LOCK_DURATION_MS', 30_000),
+  stalledIntervalMs: durationMs('STALLED_INTERVAL_MS', 30_000),
+  maxStalledCount: wholeNumber('MAX_STALLED_COUNT', 1, { min: 0, max: 100 }),
+});
+export type WorkerOptionValues = ReturnType<typeof WORKER_OPTIONS.defaults>;
+
+/** `pnpm submit`: which queue, and how long the terminal waits for the result. */
+export const SUBMIT_OPTIONS = defineOptions({
+  queueName: WORKER_OPTIONS.specs.queueName,
+  waitSeconds: wholeNumber('SUBMIT_TIMEOUT_S', 15, { min: 1, max: 3600 }),
+});
+export type SubmitOptionValues = ReturnType<typeof SUBMIT_OPTIONS.defaults>;
+
+/** `pnpm start`: which queue the dashboard shows, on which port. */
+export const SERVER_OPTIONS = defineOptions({
+  queueName: WORKER_OPTIONS.specs.queueName,
+  port: wholeNumber('PORT', 8000, { min: 0, max: 65_535 }),
+});
+export type ServerOptionValues = ReturnType<typeof SERVER_OPTIONS.defaults>;

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { choice, defineOptions, durationMs, name, OptionsError, wholeNumber } from '../src/options.ts';
+
+const OPTIONS = defineOptions({
+  leaseMs: durationMs('LEASE_MS', 30_000),
+  workers: wholeNumber('WORKERS', 2, { min: 1, max: 8 }),
+  queueName: name('QUEUE', 'exports'),
+  mode: choice('MODE', 'inline', ['inline', 'sandboxed']),
+});
+
+describe('defineOptions', () => {
+  it('When nothing is set, Then the course values are used', () => {
+    expect(OPTIONS.read({ env: {} })).toEqual({ leaseMs: 30_000, workers: 2, queueName: 'exports', mode: 'inline' });
+  });
+
+  it('When the environment sets values, Then they are parsed, and overrides win over them', () => {
+    const values = OPTIONS.read({ env: { LEASE_MS: '1500', WORKERS: '4', MODE: 'sandboxed' }, overrides: { workers: 3 } });
+    expect(values).toEqual({ leaseMs: 1500, workers: 3, queueName: 'exports', mode: 'sandboxed' });
+  });
+
+  it.each([
+    ['0', /LEASE_MS must be a whole number of milliseconds from 1 to 86400000, got "0"/],
+    ['-5', /LEASE_MS must be .* got "-5"/],
+    ['soon', /LEASE_MS must be .* got "soon"/],
+    ['1.5', /LEASE_MS must be .* got "1.5"/],
+  ])('When LEASE_MS is %s, Then it is refused naming the variable and its bounds', (raw, message) => {
+    expect(() => OPTIONS.read({ env: { LEASE_MS: raw } })).toThrow(message);
+  });
+
+  it('When several values are bad, Then all problems are reported at once', () => {
+    try {
+      OPTIONS.read({ env: { WORKERS: '9', QUEUE: 'a:b', MODE: 'thread' } });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(OptionsError);
+      expect((err as OptionsError).problems).toHaveLength(3);
+    }
+  });
+
+  it('When a bad override is passed in code, Then it is refused under its option name', () => {
+    expect(() => OPTIONS.read({ env: {}, overrides: { leaseMs: 0 } })).toThrow(/leaseMs must be a whole number of milliseconds/);
+  });
+
+  it('When values are turned into an environment, Then reading it back gives the same values', () => {
+    const env = OPTIONS.toEnv({ leaseMs: 900, workers: 1 });
+    expect(env).toEqual({ LEASE_MS: '900', WORKERS: '1' });
+    expect(OPTIONS.read({ env })).toMatchObject({ leaseMs: 900, workers: 1 });
+  });
+});
