@@ -5,9 +5,12 @@
 export type AppErrorCode =
   | 'invalid-body'
   | 'invalid-id'
+  | 'invalid-path'
+  | 'bad-request'
   | 'job-not-found'
   | 'invalid-transition'
   | 'not-found'
+  | 'method-not-allowed'
   | 'internal';
 
 export interface Issue {

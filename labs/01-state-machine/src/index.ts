@@ -18,6 +18,7 @@ export {
   InvalidTransitionError,
   JobNotFoundError,
   statesThatMayMoveTo,
+  distinctProductIds,
   type JobStore,
   MemoryJobStore,
 } from './store.ts';
@@ -31,10 +32,11 @@ export {
   errorResponseSchema,
   type ErrorResponse,
   toJobResponse,
+  emptyBodyError,
   parseExportRequest,
   parseJobId,
 } from './schemas.ts';
-export { MAX_BODY_BYTES, type AppOptions, requireJson, createApp } from './app.ts';
+export { MAX_BODY_BYTES, type AppOptions, requireJson, parseJsonBody, allowOnly, createApp } from './app.ts';
 export { SERVER_OPTIONS } from './options.ts';
 export { SHUTDOWN_GRACE_MS, type RunningServer, startServer } from './server.ts';
-export { notFoundHandler, errorMiddleware } from './error-middleware.ts';
+export { notFoundError, notFoundHandler, errorMiddleware } from './error-middleware.ts';

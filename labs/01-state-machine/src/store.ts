@@ -32,7 +32,7 @@ export interface ExportResult {
 export interface ExportJob {
   id: string;
   state: JobState;
-  /** The products the client asked for, kept exactly as submitted. */
+  /** The products the client asked for, each once, in the order first asked for. */
   productIds: number[];
   result: ExportResult | null;
   error: string | null;
@@ -81,12 +81,24 @@ export function statesThatMayMoveTo(to: JobState): JobState[] {
 }
 
 /**
+ * Each product id once, in the order first seen: [2, 1, 2] -> [2, 1]. Exporting a product
+ * twice helps nobody, and the 1-100 limit of an export counts the ids left after this step.
+ */
+export function distinctProductIds(productIds: readonly number[]): number[] {
+  return [...new Set(productIds)];
+}
+
+/**
  * The state store contract every lab builds on. Asynchronous, because from lesson 11
  * on the record lives in MySQL; lesson 01's in-memory store keeps the same shape so the
  * same contract suite (test/store-contract.ts) grades both.
  */
 export interface JobStore {
-  /** A new job, queued, with the product ids exactly as given. */
+  /**
+   * A new job, queued, with each product id once, in first-seen order (distinctProductIds).
+   * De-duplicating is the store's job as well as the schema's: a caller that never passes
+   * through HTTP (a worker, a script) gets the same rule.
+   */
   create(productIds: readonly number[]): Promise<ExportJob>;
   /** The job, or undefined when there is none with this id. */
   get(id: string): Promise<ExportJob | undefined>;
@@ -118,7 +130,7 @@ export class MemoryJobStore implements JobStore {
     const job: ExportJob = {
       id: randomUUID(),
       state: 'queued',
-      productIds: [...productIds],
+      productIds: distinctProductIds(productIds),
       result: null,
       error: null,
       createdAt: at,

@@ -1,8 +1,10 @@
 // The Express app on a real HTTP server in this process (port 0), called with fetch.
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, request } from '../scripts/api-process.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { MemoryJobStore } from '../src/store.ts';
+import { sendRaw } from './hostile-input.ts';
 
 describe('app: POST /exports and GET /exports/:id over HTTP', () => {
   const store = new MemoryJobStore();
@@ -37,6 +39,37 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
     const answer = await request(`${api.url}${submitted.headers.get('location')}`);
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual(submitted.json);
+  });
+
+  it('When a job is submitted, Then the 202 says accepted, not done: queued, not terminal, no result; only a later GET can say succeeded [test:202-says-accepted-not-done]', async () => {
+    const submitted = await postJson(`${api.url}/exports`, JSON.stringify({ product_ids: [1, 2] }));
+    expect(submitted.status).toBe(202);
+    expect(submitted.json).toMatchObject({ status: 'queued', terminal: false, result: null });
+    const { id } = submitted.json as { id: string };
+    await store.transition(id, 'running');
+    await store.transition(id, 'succeeded', { result: { rows: 2 } });
+    expect((await request(`${api.url}/exports/${id}`)).json).toMatchObject({ status: 'succeeded', terminal: true, result: { rows: 2 } });
+  });
+
+  it('When the connection that submitted a job is closed, Then a new connection still finds the job by its id [test:job-id-outlives-connection]', async () => {
+    // Connection: close ends the submitting connection with its answer; the id must not depend on it.
+    const submitted = await sendRaw(api.url, '/exports', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ product_ids: [4] }),
+    });
+    expect(submitted.headers.connection).toBe('close');
+    const { id } = submitted.json as { id: string };
+    const later = await sendRaw(api.url, `/exports/${id}`, { headers: { connection: 'close' } });
+    expect(later.status).toBe(200);
+    expect(later.json).toMatchObject({ id, status: 'queued' });
+  });
+
+  it('When nobody moves a job on, Then it stays queued: nothing in lesson 01 runs jobs [test:job-stays-queued]', async () => {
+    const submitted = await postJson(`${api.url}/exports`, JSON.stringify({ product_ids: [1] }));
+    const { id } = submitted.json as { id: string };
+    await delay(500);
+    expect((await request(`${api.url}/exports/${id}`)).json).toMatchObject({ status: 'queued', terminal: false, result: null });
   });
 
   it('When the store moves a job on, Then GET shows the new status and terminal', async () => {
@@ -74,7 +107,7 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
     expect(await store.count()).toBe(countBefore);
   });
 
-  it('When a body has a typo in the field name, Then the 422 lists the unknown key', async () => {
+  it('When a body has a typo in the field name, Then the 422 lists the unknown key [test:typo-field-named]', async () => {
     const answer = await postJson(`${api.url}/exports`, JSON.stringify({ productIds: [1] }));
     expect(answer.status).toBe(422);
     const messages = (answer.json as { issues: { message: string }[] }).issues.map((i) => i.message).join(' ');
@@ -87,7 +120,7 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
     expect(answer.json).toMatchObject({ error: 'not-found' });
   });
 
-  it('When an async handler throws, Then Express 5 passes it to the error middleware: 500, logged, no details leaked', async () => {
+  it('When an async handler throws, Then Express 5 passes it to the error middleware: 500, logged, no details leaked [test:async-error-500]', async () => {
     const answer = await request(`${api.url}/boom`);
     expect(answer.status).toBe(500);
     expect(answer.json).toEqual({ error: 'internal', message: 'Something went wrong on the server' });

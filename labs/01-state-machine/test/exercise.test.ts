@@ -13,11 +13,11 @@ describe('exercise: a derived terminal flag', () => {
     ['succeeded', true],
     ['failed', true],
     ['cancelled', true],
-  ] as const)('When a job is %s, Then terminal is %s', (state, terminal) => {
+  ] as const)('When a job is %s, Then terminal is %s [test:exercise-terminal-flag]', (state, terminal) => {
     expect(isTerminalState(state)).toBe(terminal);
   });
 
-  it('When the transition table changes, Then the answer changes with it (it is derived, not a hard-coded list)', () => {
+  it('When the transition table changes, Then the answer changes with it (it is derived, not a hard-coded list) [test:exercise-terminal-follows-table]', () => {
     // A made-up machine where a succeeded export may be re-run and a queued one can never start.
     const rerunnable = { ...ALLOWED_TRANSITIONS, succeeded: ['running'], queued: [] } as const;
     expect(isTerminalState('succeeded', rerunnable)).toBe(false);

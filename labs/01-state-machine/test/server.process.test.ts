@@ -27,7 +27,7 @@ describe('server: the API as its own process', () => {
     });
   });
 
-  it('When PORT is not a port number, Then it refuses to start and says which variable and which bounds', async () => {
+  it('When PORT is not a port number, Then it refuses to start and says which variable and which bounds [test:bad-port-refused]', async () => {
     await withResources(undefined, async (res) => {
       const server = res.add(startTsProcess(SERVER_SCRIPT, { env: { PORT: '70000' } }), (p) => p.kill());
       expect(await server.exited).toEqual({ code: 1, signal: null });
@@ -35,7 +35,19 @@ describe('server: the API as its own process', () => {
     });
   });
 
-  it('When one process accepts jobs, Then another process does not know them (each has its own memory)', async () => {
+  it('When the port is already taken, Then the second server exits 1 with one line naming EADDRINUSE [test:port-in-use-one-line]', async () => {
+    await withResources(undefined, async (res) => {
+      const first = await launchApi(res);
+      const port = new URL(first.url).port;
+      const second = res.add(startTsProcess(SERVER_SCRIPT, { env: { PORT: port } }), (p) => p.kill());
+      expect(await second.exited).toEqual({ code: 1, signal: null });
+      const output = second.output().trim();
+      expect(output).toContain('EADDRINUSE');
+      expect(output.split('\n')).toHaveLength(1);
+    });
+  });
+
+  it('When one process accepts jobs, Then another process does not know them (each has its own memory) [test:each-process-own-memory]', async () => {
     await withResources(undefined, async (res) => {
       const first = await launchApi(res);
       const second = await launchApi(res);

@@ -83,6 +83,19 @@ async function counts(store: JobStore): Promise<Record<JobState | 'total', numbe
   return { ...(Object.fromEntries(perState) as Record<JobState, number>), total: await store.count() };
 }
 
+/**
+ * The contract's de-duplication rule on its own, so a test can also show it rejecting a
+ * store of the old design (one that keeps the ids exactly as sent, repeats included).
+ */
+export async function expectDistinctProductIds(store: JobStore): Promise<void> {
+  const job = await store.create([3, 1, 3, 2, 1]);
+  expect(job.productIds, 'create() answers').toEqual([3, 1, 2]);
+  expect((await store.require(job.id)).productIds, 'the stored job').toEqual([3, 1, 2]);
+  const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
+  const withRepeats = await store.create([...hundred, ...hundred.slice(0, 50)]);
+  expect((await store.require(withRepeats.id)).productIds, '150 ids, 100 distinct').toEqual(hundred);
+}
+
 export function describeJobStoreContract(name: string, makeStore: () => Promise<StoreUnderContract>): void {
   describe(`JobStore contract: ${name}`, () => {
     let store: JobStore;
@@ -95,15 +108,22 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       await close?.();
     });
 
-    it('When a job is created, Then it is queued with the product ids exactly as given, and get returns the same record', async () => {
-      const submitted = [2, 1, 2];
+    it('When a job is created, Then it is queued with the product ids as given, and get returns the same record', async () => {
+      const submitted = [2, 1, 3];
       const job = await store.create(submitted);
-      submitted.push(3); // the caller's array is theirs: changing it later must not reach the store
-      expect(job).toMatchObject({ state: 'queued', productIds: [2, 1, 2], result: null, error: null });
+      submitted.push(4); // the caller's array is theirs: changing it later must not reach the store
+      expect(job).toMatchObject({ state: 'queued', productIds: [2, 1, 3], result: null, error: null });
       expect(job.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
       expect(job.updatedAt).toBe(job.createdAt);
       expect(await store.get(job.id)).toEqual(job);
       expect(await store.require(job.id)).toEqual(job);
+    });
+
+    // The course counts its 1-100 limit after de-duplication. The HTTP schema de-duplicates
+    // at the edge; the store does it too, so a caller that never passes through HTTP (a
+    // worker, a script, lesson 11's producer) cannot store a product twice.
+    it('When product ids repeat, Then the job keeps each once, in the order first seen [test:store-dedupes-product-ids]', async () => {
+      await expectDistinctProductIds(store);
     });
 
     it('When an id is unknown, Then get answers undefined and require and transition throw JobNotFoundError (404)', async () => {
@@ -162,7 +182,7 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       expect(await store.get(created.id)).toMatchObject({ state: 'running', productIds: [1], error: null });
     });
 
-    it('When two moves to running race for one queued job, Then exactly one wins and the other is refused', async () => {
+    it('When two moves to running race for one queued job, Then exactly one wins and the other is refused [test:store-race-one-winner]', async () => {
       const { id } = await store.create([1]);
       const results = await Promise.allSettled([store.transition(id, 'running'), store.transition(id, 'running')]);
       const winners = results.filter((r) => r.status === 'fulfilled');

@@ -52,7 +52,7 @@ export function readCliSettings(args: string[], env: NodeJS.ProcessEnv = process
 
 async function main(): Promise<number> {
   const { options, failProduct } = readCliSettings(process.argv.slice(2));
-  const { consumers, queueCapacity, readConcurrency, readDelayMs, budgetMs, productCount } = options;
+  const { consumers, queueCapacity, readConcurrency, readDelayMs, readTimeoutMs, budgetMs, productCount } = options;
 
   const recorder = new BatchRecorder();
   const onEvent = (event: BatchEvent) => {
@@ -65,7 +65,7 @@ async function main(): Promise<number> {
   const job = await store.create(Array.from({ length: productCount }, (_, index) => index + 1));
   console.log(
     `batch of ${productCount} products: ${consumers} consumers, queue capacity ${queueCapacity}, ` +
-      `${readConcurrency} reads at once, budget ${budgetMs} ms`,
+      `${readConcurrency} reads at once (each up to ${readTimeoutMs} ms), budget ${budgetMs} ms`,
   );
 
   const started = Date.now();
@@ -75,6 +75,7 @@ async function main(): Promise<number> {
       consumers,
       queueCapacity,
       readConcurrency,
+      readTimeoutMs,
       budgetMs,
       onEvent,
       read: failProduct === undefined ? read : failingOn(failProduct, read),

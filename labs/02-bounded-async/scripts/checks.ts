@@ -27,6 +27,13 @@ const describeReads = ({ reads }: BatchEvidence) =>
 const describeSettled = (e: BatchEvidence) =>
   e.error === undefined ? `resolved with ${e.returnedIds?.length} products` : `rejected: "${e.error}"`;
 
+/** The two limits the lesson measures on every path: reads at once and ids waiting. */
+const withinLimits = (e: BatchEvidence) => e.reads.started >= 1 && e.peakInFlight <= READS_AT_ONCE && e.longestQueue <= CAPACITY;
+
+const describeLimits = (e: BatchEvidence) =>
+  `peak reads in flight ${e.peakInFlight} (limit ${READS_AT_ONCE}), longest queue ${e.longestQueue} (capacity ${CAPACITY}) ` +
+  `over ${e.reads.started} reads started`;
+
 const sameList = (a: readonly number[], b: readonly number[]) => a.join(',') === b.join(',');
 
 export function buildChecks(deps: CheckDeps = {}): Check[] {
@@ -114,6 +121,12 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
         ),
     }),
     defineCheck({
+      id: 'timeout-keeps-limits',
+      name: `On the timeout path too, at most ${READS_AT_ONCE} reads ran at once and at most ${CAPACITY} ids waited`,
+      scenario: run.timeout,
+      judge: (e) => outcome(withinLimits(e), describeLimits(e)),
+    }),
+    defineCheck({
       id: 'failing-product-fails-job',
       name: `One failing product (${FAILING_PRODUCT}) fails the whole batch and the job, with no result`,
       scenario: run.failing,
@@ -149,6 +162,12 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
           `${e.closedAtSettle.length} of ${CONSUMERS} consumers closed when the batch settled (${describeClosed(e)})`,
         );
       },
+    }),
+    defineCheck({
+      id: 'failure-keeps-limits',
+      name: `When product ${FAILING_PRODUCT} fails too, at most ${READS_AT_ONCE} reads ran at once and at most ${CAPACITY} ids waited`,
+      scenario: run.failing,
+      judge: (e) => outcome(withinLimits(e), describeLimits(e)),
     }),
   ];
 }

@@ -4,11 +4,12 @@
 //   readConcurrency  how many product reads may run at once (p-limit, asyncio's Semaphore)
 // A limiter alone would still create one pending task per product up front; the fixed
 // consumers plus the bounded queue keep both the waiting ids and the task count small.
+// Each read also has its own time limit (readTimeoutMs), beside the caller's deadline.
 import { errorMessage } from '@tasks-lab/lab-kit';
 import pLimit from 'p-limit';
 import { BoundedQueue } from './bounded-queue.ts';
 import { BATCH_DEFAULTS } from './options.ts';
-import { simulatedRead, type Product, type ReadProduct } from './read-product.ts';
+import { simulatedRead, withReadTimeout, type Product, type ReadProduct } from './read-product.ts';
 import { runTaskGroup } from './task-group.ts';
 
 export type ConsumerCloseReason = 'drained' | 'cancelled' | 'failed';
@@ -39,6 +40,8 @@ export interface CollectOptions {
   queueCapacity?: number;
   readConcurrency?: number;
   readDelayMs?: number;
+  /** Each read's own time limit (the batch deadline comes on top). */
+  readTimeoutMs?: number;
   /** How a product is read. @defaultValue simulatedRead({ readDelayMs }) */
   read?: ReadProduct;
   /** Stops the batch from outside (the deadline). */
@@ -89,10 +92,11 @@ export async function collectProducts(productIds: readonly number[], options: Co
     queueCapacity = BATCH_DEFAULTS.queueCapacity,
     readConcurrency = BATCH_DEFAULTS.readConcurrency,
     readDelayMs = BATCH_DEFAULTS.readDelayMs,
-    read = simulatedRead({ readDelayMs }),
+    readTimeoutMs = BATCH_DEFAULTS.readTimeoutMs,
     onEvent = () => {},
     consumer = consumeProducts,
   } = options;
+  const read = withReadTimeout(options.read ?? simulatedRead({ readDelayMs }), readTimeoutMs);
   const queue = new BoundedQueue<number>(queueCapacity);
   const limit = pLimit(readConcurrency);
   const products = new Map<number, Product>();

@@ -24,6 +24,7 @@ export class BoundedQueue<T extends {}> {
   readonly #waitingForItem: Wake[] = [];
   #closed = false;
   #peakLength = 0;
+  #blockedPuts = 0;
 
   constructor(capacity: number) {
     // Infinity is accepted on purpose: the tests build an unbounded queue to show what goes wrong.
@@ -42,12 +43,21 @@ export class BoundedQueue<T extends {}> {
     return this.#peakLength;
   }
 
+  /**
+   * How many puts found the queue full and had to wait for space: the backpressure,
+   * counted by the queue itself. A queue that is never full never makes its producer wait.
+   */
+  get blockedPuts(): number {
+    return this.#blockedPuts;
+  }
+
   get isFull(): boolean {
     return this.#items.length >= this.capacity;
   }
 
   /** Adds an item, waiting while the queue is full. Aborting `signal` gives up the wait. */
   async put(item: T, signal?: AbortSignal): Promise<void> {
+    if (this.isFull && !this.#closed) this.#blockedPuts += 1;
     while (this.isFull) {
       if (this.#closed) throw new QueueClosedError();
       await waitInLine(this.#waitingForSpace, signal);

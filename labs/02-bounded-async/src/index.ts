@@ -11,6 +11,7 @@ export {
   ProductReadError,
   abortableDelay,
   simulatedRead,
+  withReadTimeout,
   failingOn,
 } from './read-product.ts';
 export { type GroupTask, runTaskGroup } from './task-group.ts';

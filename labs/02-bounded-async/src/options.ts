@@ -3,7 +3,8 @@
 // instead of surfacing later as a queue that never takes an id or a deadline that
 // fires at once. The defaults are the course's values.
 //
-//   BATCH_CONSUMERS=4 BATCH_QUEUE_CAPACITY=4 BATCH_READS_AT_ONCE=2 READ_DELAY_MS=100 BATCH_BUDGET_MS=3000
+//   BATCH_CONSUMERS=4 BATCH_QUEUE_CAPACITY=4 BATCH_READS_AT_ONCE=2 READ_DELAY_MS=100
+//   READ_TIMEOUT_MS=1000 BATCH_BUDGET_MS=3000
 import { defineOptions, durationMs, MINUTE, wholeNumber } from '@tasks-lab/lab-kit';
 import { DEFAULT_READ_DELAY_MS } from './read-product.ts';
 
@@ -16,6 +17,11 @@ export const BATCH_OPTIONS = defineOptions({
   readConcurrency: wholeNumber('BATCH_READS_AT_ONCE', 2, { min: 1, max: 64 }),
   /** How long one simulated product read takes. */
   readDelayMs: durationMs('READ_DELAY_MS', DEFAULT_READ_DELAY_MS, { max: MINUTE }),
+  /**
+   * How long one read may take before it fails on its own. The course gives no number;
+   * ten times a normal read is ours. It sits beside the batch deadline, not instead of it.
+   */
+  readTimeoutMs: durationMs('READ_TIMEOUT_MS', 1000, { max: MINUTE }),
   /** The deadline for the whole batch. */
   budgetMs: durationMs('BATCH_BUDGET_MS', 3000, { max: 10 * MINUTE }),
   /** How many products the batch CLI reads (ids 1..n). */

@@ -58,6 +58,27 @@ export function simulatedRead({ readDelayMs = DEFAULT_READ_DELAY_MS } = {}): Rea
   };
 }
 
+/**
+ * `read` with a time limit of its own, besides the batch's deadline: one stuck read
+ * fails on its own after `timeoutMs` (a ProductReadError naming the product) instead of
+ * holding a slot until the whole budget is gone. When the batch stops first, the read
+ * rejects with the batch's reason as before. Either way, giving up here only stops our
+ * waiting: a request the product service already received may still have been acted on.
+ */
+export function withReadTimeout(read: ReadProduct, timeoutMs: number): ReadProduct {
+  return async (productId, batchSignal) => {
+    const ownLimit = AbortSignal.timeout(timeoutMs);
+    try {
+      return await read(productId, AbortSignal.any([batchSignal, ownLimit]));
+    } catch (err) {
+      if (ownLimit.aborted && !batchSignal.aborted) {
+        throw new ProductReadError(productId, `read timed out after ${timeoutMs} ms`);
+      }
+      throw err;
+    }
+  };
+}
+
 /** The fault drill: `read`, except that `badProductId` fails at once, before any waiting. */
 export function failingOn(badProductId: number, read: ReadProduct): ReadProduct {
   return async (productId, signal) => {

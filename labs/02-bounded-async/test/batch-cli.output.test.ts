@@ -23,7 +23,7 @@ describe('scripts/batch.ts', () => {
     expect(exit.code).toBe(0);
   });
 
-  it('When run with --budget-ms 150, Then it prints "batch timed out after 150 ms", four cancelled consumers and exits 1', async () => {
+  it('When run with --budget-ms 150, Then it prints "batch timed out after 150 ms", four cancelled consumers and exits 1 [test:drill-cli-timeout]', async () => {
     const { exit, output } = await runBatchCli(['--budget-ms', '150']);
     expect(output).toMatch(/^batch timed out after 150 ms \(after \d+ ms\)$/m);
     expect(output).toContain('job failed: batch timed out after 150 ms');
@@ -32,7 +32,7 @@ describe('scripts/batch.ts', () => {
     expect(exit.code).toBe(1);
   });
 
-  it('When run with --fail-product 3, Then it prints the failed batch, one failed and three cancelled consumers and exits 1', async () => {
+  it('When run with --fail-product 3, Then it prints the failed batch, one failed and three cancelled consumers and exits 1 [test:drill-cli-fail-item]', async () => {
     const { exit, output } = await runBatchCli(['--fail-product', '3']);
     expect(output).toMatch(/^batch failed: product 3 is not valid \(injected fault\) \(after \d+ ms\)$/m);
     expect(closedLines(output, 'failed')).toHaveLength(1);

@@ -20,6 +20,21 @@ describe('collectProducts', () => {
     expect(recorder.peakInFlight).toBe(limit);
   });
 
+  it('When each limit is set on its own, Then each measurement follows only its own setting [test:limits-set-separately]', async () => {
+    for (const limits of [
+      { consumers: 2, queueCapacity: 3, readConcurrency: 1 },
+      { consumers: 6, queueCapacity: 1, readConcurrency: 3 },
+    ]) {
+      const recorder = new BatchRecorder();
+      await collectProducts(ids(12), { ...limits, readDelayMs: 10, onEvent: recorder.record });
+      expect({
+        consumers: recorder.closedConsumers.length,
+        queueCapacity: recorder.longestQueue,
+        readConcurrency: recorder.peakInFlight,
+      }).toEqual(limits);
+    }
+  });
+
   it('When the queue is unbounded, Then the producer never waits and the queue grows past 4 (why the bound matters)', async () => {
     const recorder = new BatchRecorder();
     await collectProducts(ids(20), { readDelayMs: 5, queueCapacity: Infinity, onEvent: recorder.record });

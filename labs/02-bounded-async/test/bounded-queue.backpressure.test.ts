@@ -5,10 +5,11 @@ import { BoundedQueue, QueueClosedError } from '../src/index.ts';
 const settleMicrotasks = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('BoundedQueue', () => {
-  it('When the queue is full, Then put waits until a get makes room', async () => {
+  it('When the queue is full, Then put waits until a get makes room, and the queue counts that put as blocked', async () => {
     const queue = new BoundedQueue<number>(2);
     await queue.put(1);
     await queue.put(2);
+    expect(queue.blockedPuts).toBe(0);
     let thirdStored = false;
     const third = queue.put(3).then(() => (thirdStored = true));
     await settleMicrotasks();
@@ -19,6 +20,7 @@ describe('BoundedQueue', () => {
     await third;
     expect(thirdStored).toBe(true);
     expect(queue.peakLength).toBe(2);
+    expect(queue.blockedPuts).toBe(1);
   });
 
   it('When the queue is empty, Then get waits for the next put and items come out first in, first out', async () => {

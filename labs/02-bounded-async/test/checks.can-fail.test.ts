@@ -76,6 +76,19 @@ const forgetsFailure: RunExportBatch = async (store, jobId, options = {}) => {
   return products;
 };
 
+/**
+ * Broken, and only on the timeout path: when the budget looks too short for the batch at
+ * its limits, it lifts them "to make the deadline". Every normal-path check still passes
+ * (a 3000 ms budget is enough), which is why the limits are judged on the failure paths too.
+ */
+const rushesNearDeadline: RunExportBatch = async (store, jobId, options = {}) => {
+  const { budgetMs = BATCH_DEFAULTS.budgetMs, readConcurrency = BATCH_DEFAULTS.readConcurrency } = options;
+  const { productIds } = await store.require(jobId);
+  const neededMs = (productIds.length / readConcurrency) * BATCH_DEFAULTS.readDelayMs;
+  const rush = neededMs > budgetMs ? { readConcurrency: productIds.length, queueCapacity: Infinity } : {};
+  return runExportBatch(store, jobId, { ...options, ...rush });
+};
+
 describe('the lesson 02 checks can fail', () => {
   const suite = canFailSuite<CheckDeps>(buildChecks);
 
@@ -97,6 +110,15 @@ describe('the lesson 02 checks can fail', () => {
   suite.breaks('timeout-no-partial-result', 'the batch swallows the timeout and reports the products read so far', () => ({
     runBatch: partialOnTimeout,
   }), { observed: /returned \d+ products; job succeeded/ });
+  suite.breaks('timeout-keeps-limits', 'the batch lifts its limits when the budget looks too short', () => ({ runBatch: rushesNearDeadline }), {
+    observed: /peak reads in flight 4 \(limit 2\), longest queue (\d{2}|[5-9]) /,
+  });
+  suite.breaks('timeout-keeps-limits', 'the limiter allows 3 reads instead of 2', () => ({ batch: { readConcurrency: 3 } }), {
+    observed: /peak reads in flight 3 /,
+  });
+  suite.breaks('timeout-keeps-limits', 'the queue is unbounded', () => ({ batch: { queueCapacity: Infinity } }), {
+    observed: /longest queue (\d{2}|[5-9]) /,
+  });
   suite.breaks('failing-product-fails-job', 'a failed batch is never written to the job', () => ({ runBatch: forgetsFailure }), {
     observed: /job running/,
   });
@@ -106,6 +128,13 @@ describe('the lesson 02 checks can fail', () => {
   suite.breaks('failure-closes-consumers', 'consumers log their close after the loop instead of in finally', () => ({
     batch: { consumer: consumerWithoutFinally },
   }));
+
+  suite.breaks('failure-keeps-limits', 'the limiter allows 3 reads instead of 2', () => ({ batch: { readConcurrency: 3 } }), {
+    observed: /peak reads in flight 3 /,
+  });
+  suite.breaks('failure-keeps-limits', 'the queue is unbounded', () => ({ batch: { queueCapacity: Infinity } }), {
+    observed: /longest queue (\d{2}|[5-9]) /,
+  });
 
   suite.coversEveryCheck();
 });

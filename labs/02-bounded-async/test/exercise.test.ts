@@ -27,7 +27,7 @@ async function gaugeBatch(options: ExportBatchOptions & { failProduct?: number }
 }
 
 describe('read gauge (try it yourself)', () => {
-  it('When 20 products are read with 2 reads allowed at once, Then the gauge peaks at exactly 2 and ends at 0', async () => {
+  it('When 20 products are read with 2 reads allowed at once, Then the gauge peaks at exactly 2 and ends at 0 [test:exercise-peak-two]', async () => {
     const { gauge, settled } = await gaugeBatch();
     expect(settled).toBe('completed');
     expect(gauge.peak).toBe(2);
@@ -40,7 +40,7 @@ describe('read gauge (try it yourself)', () => {
     expect(gauge.current).toBe(0);
   });
 
-  it('When the 150 ms deadline aborts reads in flight, Then the peak stays at most 2 and no read is left counted', async () => {
+  it('When the 150 ms deadline aborts reads in flight, Then the peak stays at most 2 and no read is left counted [test:exercise-timeout-counted-out]', async () => {
     const { gauge, settled } = await gaugeBatch({ budgetMs: 150 });
     expect(settled).toBe('batch timed out after 150 ms');
     expect(gauge.peak).toBeGreaterThanOrEqual(1);

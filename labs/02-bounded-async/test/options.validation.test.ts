@@ -11,6 +11,7 @@ describe('BATCH_OPTIONS', () => {
       queueCapacity: 4,
       readConcurrency: 2,
       readDelayMs: 100,
+      readTimeoutMs: 1000,
       budgetMs: 3000,
       productCount: 20,
     });
@@ -28,6 +29,7 @@ describe('BATCH_OPTIONS', () => {
     ['BATCH_BUDGET_MS', '0'],
     ['BATCH_BUDGET_MS', '-5'],
     ['READ_DELAY_MS', 'fast'],
+    ['READ_TIMEOUT_MS', '0'],
     ['BATCH_CONSUMERS', '0'],
     ['BATCH_QUEUE_CAPACITY', '-1'],
     ['BATCH_READS_AT_ONCE', 'two'],

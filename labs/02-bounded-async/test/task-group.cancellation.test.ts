@@ -12,7 +12,7 @@ describe('runTaskGroup', () => {
     expect(finished).toEqual(['fast', 'slow']);
   });
 
-  it('When one task fails, Then the others are aborted, their clean-up finishes, and the group rejects with that first error', async () => {
+  it('When one task fails, Then the others are aborted, their clean-up finishes, and the group rejects with that first error [test:group-waits-for-cleanup]', async () => {
     const failure = new Error('product 3 is not valid');
     const log: string[] = [];
     const failing: GroupTask = async () => {

@@ -1,12 +1,13 @@
 // Lesson 03's route: POST /exports/background accepts an export, answers 202, and
 // only then starts the work in this same process. It plugs into lab 01's app
 // through `extendRoutes`, so GET /exports/:id, validation and errors stay lab 01's.
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import {
+  allowOnly,
   createApp,
-  MAX_BODY_BYTES,
   MemoryJobStore,
   parseExportRequest,
+  parseJsonBody,
   requireJson,
   toJobResponse,
   type JobStore,
@@ -24,19 +25,24 @@ export interface BackgroundRouteOptions {
 export function backgroundExportRoutes(options: BackgroundRouteOptions): (app: Express, store: JobStore) => void {
   const work = options.work ?? simulatedExport();
   return (app, store) => {
-    app.post('/exports/background', requireJson, express.json({ limit: MAX_BODY_BYTES }), async (req, res) => {
-      const request = parseExportRequest(req.body);
-      const job = await store.create(request.product_ids);
-      // 'finish' fires once Node has handed the whole response to the operating system.
-      // Only then does the export start, so the client's 202 never waits for it.
-      // If the connection breaks before that, 'finish' never fires and the job stays queued:
-      // local background work comes with no delivery guarantee.
-      res.once('finish', () => {
-        // No await on purpose: the registry owns the task and observes its outcome.
-        void options.registry.start(job.id, (signal) => runExportJob(store, job.id, work, signal));
-      });
-      res.status(202).location(`/exports/${job.id}`).json(toJobResponse(job));
-    });
+    // The same body handling as lesson 01's POST /exports (requireJson, parseJsonBody), and
+    // 405 with an Allow header for any other method on this path.
+    app
+      .route('/exports/background')
+      .post(requireJson, parseJsonBody, async (req, res) => {
+        const request = parseExportRequest(req.body);
+        const job = await store.create(request.product_ids);
+        // 'finish' fires once Node has handed the whole response to the operating system.
+        // Only then does the export start, so the client's 202 never waits for it.
+        // If the connection breaks before that, 'finish' never fires and the job stays queued:
+        // local background work comes with no delivery guarantee.
+        res.once('finish', () => {
+          // No await on purpose: the registry owns the task and observes its outcome.
+          void options.registry.start(job.id, (signal) => runExportJob(store, job.id, work, signal));
+        });
+        res.status(202).location(`/exports/${job.id}`).json(toJobResponse(job));
+      })
+      .all(allowOnly('POST'));
   };
 }
 

@@ -9,7 +9,7 @@ const { TaskTracker } = await loadExercise<typeof import('../solutions/observe-f
 );
 
 describe('exercise: observe a failing task', () => {
-  it('When the work throws 100 ms after it starts, Then the failure is recorded and logged with the job id, the job is failed, and nothing is left running', async () => {
+  it('When the work throws 100 ms after it starts, Then the failure is recorded and logged with the job id, the job is failed, and nothing is left running [test:exercise-observe-failure]', async () => {
     const store = new MemoryJobStore();
     const logged: string[] = [];
     const tracker = new TaskTracker(store, (line) => logged.push(line));
@@ -29,7 +29,7 @@ describe('exercise: observe a failing task', () => {
     expect(tracker.running.size).toBe(0);
   });
 
-  it('When the work succeeds, Then nothing is recorded and nothing is left running', async () => {
+  it('When the work succeeds, Then nothing is recorded and nothing is left running [test:exercise-success-leaves-nothing]', async () => {
     const store = new MemoryJobStore();
     const tracker = new TaskTracker(store, () => {});
     const job = await store.create([1, 2]);

@@ -4,6 +4,7 @@ import { startTsProcess, waitFor, withResources } from '@tasks-lab/lab-kit';
 import { launchLabServer, readJob, submitBackgroundExport } from '../scripts/lab-server.ts';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+const REGISTRY_DEMO = fileURLToPath(new URL('../scripts/registry-demo.ts', import.meta.url));
 
 describe('src/server.ts as a real process', () => {
   it('When SIGTERM arrives during a 30 s export, Then the server waits the grace period, cancels it, reports 0 remaining and exits 0', async () => {
@@ -28,10 +29,47 @@ describe('src/server.ts as a real process', () => {
     });
   });
 
-  it('When SHUTDOWN_GRACE_MS is 0, Then the server refuses to start with one line naming the variable and exits 1', async () => {
+  it('When SHUTDOWN_GRACE_MS is 0, Then the server refuses to start with one line naming the variable and exits 1 [test:bad-timing-refused]', async () => {
     const server = startTsProcess(SERVER_SCRIPT, { env: { PORT: '0', SHUTDOWN_GRACE_MS: '0' } });
     const exit = await server.exited;
     expect(exit.code).toBe(1);
     expect(server.output().trim()).toMatch(/^invalid options: SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1 to \d+, got "0"$/);
   });
+
+  it('When Ctrl-C comes twice during a slow export, Then the second one exits at once with code 130 [test:second-signal-exits-130]', async () => {
+    await withResources(undefined, async (res) => {
+      const server = await launchLabServer(res, {}, { EXPORT_WORK_MS: '30000', SHUTDOWN_GRACE_MS: '20000' });
+      const { body } = await submitBackgroundExport(server.url, [1, 2]);
+      await waitFor('running', async () => (await readJob(server.url, body.id)).body.status === 'running');
+      process.kill(server.process.pid, 'SIGINT');
+      await server.process.waitForOutput(/draining 1 background task/, 10_000);
+      const exit = await server.process.kill('SIGINT');
+      expect(exit.code).toBe(130);
+      expect(server.process.output()).toContain('SIGINT again: exiting now without waiting');
+    });
+  });
+
+  it('When the port is already taken, Then the second server exits 1 with one line naming EADDRINUSE [test:port-in-use-one-line]', async () => {
+    await withResources(undefined, async (res) => {
+      const first = await launchLabServer(res);
+      const second = res.add(startTsProcess(SERVER_SCRIPT, { env: { PORT: new URL(first.url).port } }), (p) => p.kill());
+      expect(await second.exited).toEqual({ code: 1, signal: null });
+      const output = second.output().trim();
+      expect(output).toContain('EADDRINUSE');
+      expect(output.split('\n')).toHaveLength(1);
+    });
+  });
+
+  it('When the registry demo runs, Then it prints cleanup, the job ends cancelled and no task remains [test:registry-demo-prints-cleanup]', async () => {
+    await withResources(undefined, async (res) => {
+      const demo = res.add(startTsProcess(REGISTRY_DEMO), (p) => p.kill());
+      expect(await demo.exited).toEqual({ code: 0, signal: null });
+      // Whole lines, in any order: the registry logs to stderr, the demo to stdout.
+      const lines = demo.output().trim().split('\n');
+      expect(lines).toContain('cleanup');
+      expect(lines).toContain('job state cancelled');
+      expect(lines).toContain('remaining 0');
+      expect(demo.output()).toMatch(/finished in grace 0, cancelled 1 after \d+ ms/);
+    });
+  }, 20_000);
 });

@@ -27,7 +27,7 @@ describe('TaskRegistry: observing outcomes', () => {
     expect(registry.size).toBe(0);
   });
 
-  it('When the work rejects, Then the job is failed with the message, the failure is recorded, and the log names the job', async () => {
+  it('When the work rejects, Then the job is failed with the message, the failure is recorded, and the log names the job [test:failure-logged-with-job-id]', async () => {
     const { store, logged, registry, job } = await setup();
     const outcome = await registry.start(job.id, (signal) => runExportJob(store, job.id, failsAfter(20, 'disk full'), signal));
     expect(outcome).toBe('failed');

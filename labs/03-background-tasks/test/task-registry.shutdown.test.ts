@@ -62,7 +62,7 @@ describe('TaskRegistry: shutdown', () => {
     expect((await store.require(slow.id)).state).toBe('cancelled');
   });
 
-  it('When a task ignores the abort signal, Then shutdown still returns after grace + cleanup and reports it as remaining', async () => {
+  it('When a task ignores the abort signal, Then shutdown still returns after grace + cleanup and reports it as remaining [test:ignored-abort-reported-remaining]', async () => {
     const { store, registry } = setup({ graceMs: 100, cleanupMs: 100 });
     const job = await store.create([1, 2]);
     const stubborn = new AbortController(); // lets the test end the task afterwards
@@ -75,7 +75,7 @@ describe('TaskRegistry: shutdown', () => {
     expect(registry.size).toBe(0);
   });
 
-  it('When a task is started after shutdown began, Then it never runs and its job is cancelled', async () => {
+  it('When a task is started after shutdown began, Then it never runs and its job is cancelled [test:no-start-after-shutdown]', async () => {
     const { store, registry } = setup({ graceMs: 100 });
     const job = await store.create([1, 2]);
     await registry.shutdown();
@@ -97,7 +97,7 @@ describe('TaskRegistry: shutdown', () => {
     expect((await store.get(job.id))?.state).toBe('cancelled');
   });
 
-  it('When shutdown cancels a task whose "running" write is still in flight, Then its work never starts and the job is cancelled', async () => {
+  it('When shutdown cancels a task whose "running" write is still in flight, Then its work never starts and the job is cancelled [test:cancel-before-work-starts]', async () => {
     const { store, registry } = setup({ graceMs: 0 }, new SlowWritesStore());
     const job = await store.create([1, 2]);
     let started = false;

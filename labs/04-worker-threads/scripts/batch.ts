@@ -30,7 +30,10 @@ function print(report: ThreadedBatchReport): void {
   console.log(`${report.threads.length} threads online after ${Math.round(report.threadsOnlineMs)} ms`);
   const waits = report.putTimings.map((t) => Math.round(t.waitedMs));
   console.log(`puts waited (ms): ${waits.join(' ')}`);
-  console.log(`peak queue length ${report.peakQueueLength} (capacity ${report.capacity})`);
+  console.log(
+    `peak queue length ${report.peakQueueLength} (capacity ${report.capacity}); ` +
+      `${report.blockedPuts} puts found the queue full and waited`,
+  );
   console.log(`done ${report.done} + failed ${report.failed} = ${report.done + report.failed}`);
   console.log(`errors ${JSON.stringify(report.errors)}`);
   for (const thread of report.threads) console.log(`thread ${thread.threadId} exited with code ${thread.exitCode}`);

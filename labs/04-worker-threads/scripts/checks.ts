@@ -2,12 +2,13 @@
 // threads (tied to the check's signal: a check that runs out of time terminates them)
 // and gathers a report; the judges below decide from that report alone.
 // `deps` swaps in deliberately broken parts (a consumer that swallows errors, a bigger
-// queue, a race run without the lock) so test/checks.can-fail.test.ts can prove that
-// each check is able to fail.
+// queue, a producer that drops ids instead of waiting, a race run without the lock) so
+// test/checks.can-fail.test.ts can prove that each check is able to fail.
 import { MemoryJobStore, type ExportJob } from '@tasks-lab/01-state-machine';
 import { defineCheck, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
 import { runThreadedBatch, type ThreadedBatchOptions, type ThreadedBatchReport } from '../src/batch.ts';
 import { COURSE_FAILING_IDS, THREADED_BATCH_OPTIONS } from '../src/options.ts';
+import type { FeedQueue } from '../src/producer.ts';
 import { runIncrementRace, type IncrementRaceReport } from '../src/race.ts';
 import { concurrentWorkMs, median } from '../src/spans.ts';
 
@@ -30,6 +31,8 @@ export interface CheckDeps {
   consumerEntry?: URL;
   /** The queue capacity the lesson's batch actually runs with. @defaultValue 4 */
   capacity?: number;
+  /** The producer of the lesson's batch. @defaultValue feedQueue (src/producer.ts) */
+  feed?: FeedQueue;
   /** The race run that should lose updates. @defaultValue runIncrementRace({ locked: false }) */
   raceWithoutLock?: RaceRun;
   /** The race run that should count exactly. @defaultValue runIncrementRace({ locked: true }) */
@@ -44,7 +47,7 @@ interface LessonBatchEvidence {
 
 export function buildChecks(deps: CheckDeps = {}): Check[] {
   const batch = (signal: AbortSignal, options: ThreadedBatchOptions = {}) =>
-    runThreadedBatch({ consumerEntry: deps.consumerEntry, capacity: deps.capacity, ...options, signal });
+    runThreadedBatch({ consumerEntry: deps.consumerEntry, capacity: deps.capacity, feed: deps.feed, ...options, signal });
   // Six checks judge the same run of the lesson's batch: it runs once, on first use.
   const lessonBatch = sharedScenario(async (signal): Promise<LessonBatchEvidence> => {
     const store = new MemoryJobStore();
@@ -96,16 +99,16 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
     }),
     defineCheck({
       id: 'queue-stays-bounded',
-      name: `the queue never holds more than ${LESSON.capacity} ids`,
+      name: `the queue never holds more than ${LESSON.capacity} ids, and the producer waits for room`,
       scenario: lessonBatch,
-      judge: ({ report: r }) => {
-        const held = r.putTimings.filter((t) => t.waitedMs >= LESSON.workMs / 2).length;
-        return outcome(
-          r.peakQueueLength >= 1 && r.peakQueueLength <= LESSON.capacity,
+      // Both halves matter: a queue that is never full (too big, or a producer that drops
+      // ids instead of waiting) stays short without ever holding the producer back.
+      judge: ({ report: r }) =>
+        outcome(
+          r.peakQueueLength >= 1 && r.peakQueueLength <= LESSON.capacity && r.blockedPuts >= 1,
           `peak queue length ${r.peakQueueLength} (lesson capacity ${LESSON.capacity}); ` +
-            `${held} of ${r.putTimings.length} puts waited for room`,
-        );
-      },
+            `${r.blockedPuts} of ${r.ids.length} puts found the queue full and waited for room`,
+        ),
     }),
     defineCheck({
       id: 'slow-work-outside-lock',

@@ -66,6 +66,9 @@ export interface ThreadedBatchReport {
   capacity: number;
   /** The most ids the queue held at one moment. */
   peakQueueLength: number;
+  /** Puts that found the queue full and waited for room, counted by the queue itself: the backpressure. */
+  blockedPuts: number;
+  /** What the producer measured around each put. */
   putTimings: PutTiming[];
   /** How long the threads took to boot and say their first 'ready' (ms after the batch started). */
   threadsOnlineMs: number;
@@ -152,6 +155,7 @@ export async function runThreadedBatch(options: ThreadedBatchOptions = {}): Prom
       threadsStillRunning: workers.filter((worker) => worker.threadId !== -1).length,
       capacity: settings.capacity,
       peakQueueLength: queue.peakLength,
+      blockedPuts: queue.blockedPuts,
       putTimings,
       threadsOnlineMs,
       elapsedMs: performance.now() - started,

@@ -4,6 +4,7 @@
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { describe } from 'vitest';
 import { buildChecks } from '../scripts/checks.ts';
+import type { FeedQueue, PutTiming } from '../src/producer.ts';
 import { runIncrementRace } from '../src/race.ts';
 
 const fixture = (file: string) => new URL(`./fixtures/${file}`, import.meta.url);
@@ -13,6 +14,21 @@ const swallowingConsumer = { consumerEntry: fixture('swallowing-consumer-thread.
 const crashingConsumer = { consumerEntry: fixture('crashing-consumer-thread.ts') };
 /** Holds the lock during the slow read: the threads take turns. */
 const workInsideLock = { consumerEntry: fixture('work-inside-lock-consumer-thread.ts') };
+
+/**
+ * Broken: a producer that drops an id when the queue is full instead of waiting for room
+ * (a "refusal" nobody hears about). The queue stays short, but it never holds the producer back.
+ */
+const dropsWhenFull: FeedQueue = async (queue, ids) => {
+  const timings: PutTiming[] = [];
+  for (const id of ids) {
+    if (queue.isFull) continue; // the bug: the id is lost
+    await queue.put(id);
+    timings.push({ id, waitedMs: 0 });
+  }
+  queue.close();
+  return timings;
+};
 
 describe('the checks fail when a part of the lesson is broken', () => {
   const suite = canFailSuite(buildChecks);
@@ -28,6 +44,12 @@ describe('the checks fail when a part of the lesson is broken', () => {
   });
   suite.breaks('queue-stays-bounded', 'the queue has capacity 8', () => ({ capacity: 8 }), {
     observed: /peak queue length (5|6|7|8) /,
+  });
+  suite.breaks('queue-stays-bounded', 'the queue is big enough never to block (capacity 1000)', () => ({ capacity: 1_000 }), {
+    observed: /; 0 of 20 puts found the queue full/,
+  });
+  suite.breaks('queue-stays-bounded', 'the producer drops ids when the queue is full instead of waiting', () => ({ feed: dropsWhenFull }), {
+    observed: /peak queue length [1-4] \(lesson capacity 4\); 0 of 20 puts found the queue full/,
   });
   suite.breaks('slow-work-outside-lock', 'a consumer does its slow read while holding the lock', () => workInsideLock, {
     observed: /median lock hold ([5-9]\d|\d{3,})\.\d+ ms/,

@@ -9,7 +9,7 @@ const { feedQueue } = await loadExercise<typeof import('../solutions/producer.ts
 const WORK_MS = 200;
 
 describe('exercise: a producer that shows it is held back', () => {
-  it('When the queue holds 1 id and each read takes 200 ms, Then later puts wait, every id settles and both threads exit', async () => {
+  it('When the queue holds 1 id and each read takes 200 ms, Then later puts wait, every id settles and both threads exit [test:exercise-producer-waits]', async () => {
     const ids = [1, 2, 3, 4, 5, 6, 7, 8];
     // A producer that never closes the queue makes the batch time out here instead of hanging.
     const report = await runThreadedBatch({ ids, capacity: 1, workMs: WORK_MS, feed: feedQueue, timeoutMs: 10_000 });

@@ -1,4 +1,5 @@
 // Why the counters live in a SharedArrayBuffer: everything else a worker receives is a copy.
+import { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 
@@ -11,7 +12,7 @@ const mutateBoth = `
 `;
 
 describe('memory between threads', () => {
-  it('When a worker changes an object and a SharedArrayBuffer it was given, Then the main thread sees only the shared memory change', async () => {
+  it('When a worker changes an object and a SharedArrayBuffer it was given, Then the main thread sees only the shared memory change [test:threads-get-copies]', async () => {
     const counts = { done: 0 };
     const shared = new SharedArrayBuffer(4);
     const worker = new Worker(mutateBoth, { eval: true, workerData: { counts, shared } });
@@ -22,5 +23,14 @@ describe('memory between threads', () => {
     expect(counts.done).toBe(0); // ...and the main thread's object never moved
     expect(new Int32Array(shared)[0]).toBe(1); // shared memory is the same memory
     expect(exitCode).toBe(0);
+  });
+
+  it('When a connection object is handed to a thread, Then Node refuses to copy it: each thread opens its own connections [test:connection-per-thread]', () => {
+    const connection = new Socket(); // stands for a database or product-API client
+    try {
+      expect(() => new Worker('', { eval: true, workerData: { connection } })).toThrow(/could not be cloned/);
+    } finally {
+      connection.destroy();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { readWithDeadline, waitWithTimeout } from '../src/waiting.ts';
 import type { ReadOutcome } from '../src/blocking-read.ts';
 import {
   abortSignal,
+  type LimitsEvidence,
   cancelPending,
   cancelRunning,
   closeWhileReading,
@@ -104,21 +105,9 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
     }),
     defineCheck({
       id: 'pool-limits-pending-and-running',
-      name: `at most ${MAX_PENDING} pending and ${THREADS} running, measured over time`,
+      name: `${MAX_PENDING} pending and ${THREADS} running at once, never more, measured over time`,
       scenario: (signal) => limits(parts, signal),
-      judge: (e) =>
-        outcome(
-          e.accepted === THREADS + MAX_PENDING &&
-            e.refusedWithPoolFull &&
-            e.maxPendingSeen <= MAX_PENDING &&
-            e.poolPeakPending <= MAX_PENDING &&
-            e.maxRunningSeen <= THREADS &&
-            e.peakInRead <= THREADS &&
-            e.complete === e.exported,
-          `submit() took ${e.accepted} then ${e.refusedWithPoolFull ? 'refused with PoolFullError' : 'did not refuse'}; ` +
-            `exporting ${e.exported}: ${e.samples} samples saw at most ${e.maxPendingSeen} pending and ${e.maxRunningSeen} running ` +
-            `(pool peak pending ${e.poolPeakPending}); the threads counted at most ${e.peakInRead} reads at once; ${e.complete}/${e.exported} complete`,
-        ),
+      judge: judgeLimits,
     }),
     defineCheck({
       id: 'abort-signal-sets-stop-flag',
@@ -180,3 +169,25 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
 }
 
 const stoppedOrNot = (read: ReadOutcome) => (read.stopped ? 'stopped' : 'NOT stopped');
+
+/**
+ * Both limits, from both sides: never passed (upper bounds) and really reached (a pool
+ * whose reads never overlap passes every upper bound). Running is counted twice: by the
+ * pool's bookkeeping (sampled) and by the threads themselves (the shared gauge).
+ */
+function judgeLimits(e: LimitsEvidence) {
+  const queueLimitHeld = e.refusedWithPoolFull && e.pendingAtRefusal === MAX_PENDING;
+  const neverPassed =
+    e.maxPendingSeen <= MAX_PENDING && e.poolPeakPending <= MAX_PENDING && e.maxRunningSeen <= THREADS && e.peakInRead <= THREADS;
+  const reached = e.maxPendingSeen === MAX_PENDING && e.maxRunningSeen === THREADS && e.peakInRead === THREADS;
+  const reads = (n: number) => `${n} read${n === 1 ? '' : 's'}`;
+  const overlap = e.peakInRead < THREADS ? ` (the lesson needs ${THREADS}: ${THREADS} reads never ran at the same time)` : '';
+  return outcome(
+    queueLimitHeld && neverPassed && reached && e.complete === e.exported,
+    `submit() took ${e.accepted} (${e.runningAtRefusal} running, ${e.pendingAtRefusal} waiting) then ` +
+      `${e.refusedWithPoolFull ? 'refused with PoolFullError' : 'did not refuse'}; ` +
+      `exporting ${e.exported}: ${e.samples} samples saw at most ${e.maxPendingSeen} pending and ${e.maxRunningSeen} running ` +
+      `(pool peak pending ${e.poolPeakPending}); the threads' own count peaked at ${reads(e.peakInRead)} at once${overlap}; ` +
+      `${e.complete}/${e.exported} complete`,
+  );
+}

@@ -177,6 +177,9 @@ export function stopFlag(parts: ScenarioParts, signal: AbortSignal): Promise<Sto
 export interface LimitsEvidence {
   /** How many submit() calls the pool took before it refused. */
   accepted: number;
+  /** What the pool held when it refused: tasks a thread owns, and tasks still waiting. */
+  runningAtRefusal: number;
+  pendingAtRefusal: number;
   refusedWithPoolFull: boolean;
   exported: number;
   complete: number;
@@ -184,15 +187,21 @@ export interface LimitsEvidence {
   maxPendingSeen: number;
   maxRunningSeen: number;
   poolPeakPending: number;
-  /** The most reads the threads themselves counted at once (the shared gauge). */
+  /**
+   * The most reads the threads themselves counted at once (the shared gauge): the proof
+   * that reads really overlapped, which the pool's bookkeeping alone cannot give.
+   */
   peakInRead: number;
 }
 
-/** Fill the pool until submit() refuses, then export 12 products through it, sampling every 5 ms. */
+/**
+ * Fill the pool until submit() refuses, then export 12 products through it, sampling every
+ * 5 ms. The reads are long enough (200 ms) that both threads surely read at the same time,
+ * and that a third thread, if the pool had one, would overlap the other two.
+ */
 export function limits(parts: ScenarioParts, signal: AbortSignal): Promise<LimitsEvidence> {
   return withResources(signal, async (res) => {
     const pool = await openPool(res, parts);
-    // Short reads, but long enough (200 ms) that a third thread would surely overlap the other two.
     const read = { slices: 4, sliceMs: 50 };
     let accepted = 0;
     let refusal: unknown;
@@ -204,6 +213,7 @@ export function limits(parts: ScenarioParts, signal: AbortSignal): Promise<Limit
         refusal = err;
       }
     }
+    const atRefusal = pool.snapshot();
     const seen = { samples: 0, pending: 0, running: 0 };
     const sampler = setInterval(() => {
       const now = pool.snapshot();
@@ -217,6 +227,8 @@ export function limits(parts: ScenarioParts, signal: AbortSignal): Promise<Limit
     clearInterval(sampler);
     return {
       accepted,
+      runningAtRefusal: atRefusal.running,
+      pendingAtRefusal: atRefusal.pending,
       refusedWithPoolFull: refusal instanceof PoolFullError,
       exported: productIds.length,
       complete: outcomes.filter((o) => !o.stopped && o.slicesDone === read.slices).length,

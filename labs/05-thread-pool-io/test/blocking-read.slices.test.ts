@@ -40,7 +40,7 @@ describe('readSync', () => {
     expect(outcome).toMatchObject({ slicesDone: 0, stopped: true });
   });
 
-  it('When the flag goes up after 2 slices, Then it returns at the next check with 2 slices done', () => {
+  it('When the flag goes up after 2 slices, Then it returns at the next check with 2 slices done [test:stop-at-slice-boundary]', () => {
     const outcome = readSync({ productId: 3, slices: 20, sliceMs: 5 }, stopAfter(2));
 
     expect(outcome).toMatchObject({ slicesDone: 2, totalSlices: 20, stopped: true });
@@ -58,7 +58,7 @@ describe('readSync', () => {
     expect(readFileSync(plan.finalFile, 'utf8').trim().split('\n')).toHaveLength(3);
   });
 
-  it('When a file is written and the read is stopped, Then the read removes its temp file and no final file appears', () => {
+  it('When a file is written and the read is stopped, Then the read removes its temp file and no final file appears [test:stopped-read-removes-temp-file]', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lab05-read-'));
     dirs.push(dir);
     const plan = { productId: 9, slices: 10, sliceMs: 1, tempFile: join(dir, 'b.tmp'), finalFile: join(dir, 'b.csv') };

@@ -5,7 +5,7 @@ import { buildChecks } from '../scripts/checks.ts';
 import { BlockingIoPool, type PoolOptions } from '../src/io-pool.ts';
 
 describe('a check past its time limit', () => {
-  it('When a check times out mid-read, Then it fails and its pool has no live thread when runCheck returns', async () => {
+  it('When a check times out mid-read, Then it fails and its pool has no live thread when runCheck returns [test:timed-out-check-leaves-no-thread]', async () => {
     const pools: BlockingIoPool[] = [];
     const createPool = (options: PoolOptions) => {
       const pool = new BlockingIoPool(options);

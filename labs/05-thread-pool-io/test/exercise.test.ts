@@ -7,7 +7,7 @@ const { cancelRunningAndQueued } = await loadExercise<typeof import('../solution
 );
 
 describe('try it yourself: cancel a running and a queued read', () => {
-  it('When one read runs and a second waits, Then only the waiting one can be cancelled and the running one needs its stop flag', async () => {
+  it('When one read runs and a second waits, Then only the waiting one can be cancelled and the running one needs its stop flag [test:exercise-cancel-queued]', async () => {
     const report = await cancelRunningAndQueued({ slices: 20, sliceMs: 50 });
 
     expect(report.runningCancelled).toBe(false);

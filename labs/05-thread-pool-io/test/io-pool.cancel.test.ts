@@ -34,7 +34,7 @@ describe('BlockingIoPool: cancel, stop and limits', () => {
     expect(store.require(task.id)).toMatchObject({ state: 'succeeded', result: { rows: 2 } });
   });
 
-  it('When the only thread is busy, Then the next task is pending, cancel() takes it back and its result rejects', async () => {
+  it('When the only thread is busy, Then the next task is pending, cancel() takes it back and its result rejects [test:cancel-pending-takes-it-back]', async () => {
     const running = pool.submit(1, long);
     const queued = pool.submit(2, long);
     await waitFor('the first read to start', () => running.slicesDone >= 1);
@@ -61,7 +61,7 @@ describe('BlockingIoPool: cancel, stop and limits', () => {
     expect(pool.startedTaskIds).not.toContain(queued.id);
   });
 
-  it('When the queue holds maxPending tasks, Then submit() throws PoolFullError and waitForRoom() waits for a start', async () => {
+  it('When the queue holds maxPending tasks, Then submit() throws PoolFullError and waitForRoom() waits for a start [test:pool-full-refuses-and-waits]', async () => {
     const tasks = [pool.submit(1, long), pool.submit(2, long), pool.submit(3, long)];
     await waitFor('the first read to start', () => tasks[0]!.slicesDone >= 1);
 
@@ -102,7 +102,7 @@ describe('BlockingIoPool: cancel, stop and limits', () => {
     expect(store.count()).toBe(before);
   });
 
-  it('When the pool is closed, Then it finishes running work, its thread exits with code 0 and submit() is refused', async () => {
+  it('When the pool is closed, Then it finishes running work, its thread exits with code 0 and submit() is refused [test:close-finishes-running-work]', async () => {
     const other = new BlockingIoPool({ threads: 1 });
     await other.ready();
     const task = other.submit(1, { slices: 4, sliceMs: 25 });

@@ -13,7 +13,7 @@ describe('BlockingIoPool: terminate', () => {
     await pool.close();
   });
 
-  it('When a running read is terminated, Then it fails, its progress stays, and a new thread takes the next read', async () => {
+  it('When a running read is terminated, Then it fails, its progress stays, and a new thread takes the next read [test:terminate-keeps-progress]', async () => {
     const before = pool.snapshot().threadIds;
     const task = pool.submit(1, { slices: 40, sliceMs: 25 });
     const next = pool.submit(2, { slices: 2, sliceMs: 5 });
@@ -44,7 +44,7 @@ describe('BlockingIoPool: terminate', () => {
 });
 
 describe('BlockingIoPool: destroy', () => {
-  it('When the pool is destroyed mid-read, Then the running read fails, the pending one is cancelled and every thread is gone at once', async () => {
+  it('When the pool is destroyed mid-read, Then the running read fails, the pending one is cancelled and every thread is gone at once [test:destroy-ends-every-thread]', async () => {
     const pool = new BlockingIoPool({ threads: 1 });
     await pool.ready();
     const running = pool.submit(1, { slices: 400, sliceMs: 25 }); // 10 s if nothing ended it

@@ -34,7 +34,7 @@ describe('waiting on blocking reads', () => {
     expect(outcome.slicesDone).toBeLessThan(40);
   });
 
-  it('When exportAll gets more products than the queue holds, Then every product is read and the queue never passes its limit', async () => {
+  it('When exportAll gets more products than the queue holds, Then every product is read and the queue never passes its limit [test:export-all-waits-for-room]', async () => {
     const ids = Array.from({ length: 10 }, (_, i) => i + 1);
     const outcomes = await exportAll(pool, ids, { slices: 2, sliceMs: 10 });
 

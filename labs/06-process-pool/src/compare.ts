@@ -1,5 +1,6 @@
 // Serial versus pool, the lesson's main experiment: `pnpm compare [rows] [rounds]`.
 // Results are compared first; only then do the timings mean anything.
+import { availableParallelism } from 'node:os';
 import { onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { PROCESS_POOL_OPTIONS } from './options.ts';
 import { ProcessPool } from './process-pool.ts';
@@ -19,6 +20,26 @@ export function findScoreDifference(expected: readonly RowScore[], actual: reado
     }
   }
   return undefined;
+}
+
+export interface Measured<T> {
+  value: T;
+  ms: number;
+  /** CPU time this process used meanwhile (all its threads, so it can exceed `ms` a little). */
+  cpuMs: number;
+  /** cpuMs / ms: near 1 (or above) is CPU-bound work, near 0 is waiting. */
+  cpuShare: number;
+}
+
+/** Runs `work` and measures it: before choosing a number of processes, know whether it is CPU work at all. */
+export function measureCpu<T>(work: () => T): Measured<T> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const value = work();
+  const ms = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpuBefore);
+  const cpuMs = (user + system) / 1000;
+  return { value, ms, cpuMs, cpuShare: ms > 0 ? cpuMs / ms : 0 };
 }
 
 /** Product ids 1, 2, ..., count: the same input on every run. */
@@ -41,9 +62,9 @@ async function main(): Promise<number> {
   const scorer = await loadScorer();
   console.log(`scoring ${rowCount} rows x ${rounds} rounds (parent pid ${process.pid})`);
 
-  let started = performance.now();
-  const serial = scoreSerially(scorer, rows, rounds);
-  console.log(`serial: ${Math.round(performance.now() - started)} ms`);
+  const { value: serial, ms: serialMs, cpuMs } = measureCpu(() => scoreSerially(scorer, rows, rounds));
+  // Close to the wall time: CPU work. Far below it: waiting, or (on a busy machine) other programs had the core.
+  console.log(`serial: ${Math.round(serialMs)} ms (CPU time ${Math.round(cpuMs)} ms); cores on this machine: ${availableParallelism()}`);
 
   const pool = new ProcessPool({ size: poolSize, startTimeoutMs: options.workerStartTimeoutMs, stopGraceMs: options.workerStopGraceMs });
   // Ctrl-C while the pool works: close it (its workers exit) instead of leaving them to notice alone.
@@ -51,7 +72,7 @@ async function main(): Promise<number> {
   try {
     await pool.start();
     console.log(`pool: started worker processes ${pool.pids().join(', ')} in ${pool.startupMs} ms (once)`);
-    started = performance.now();
+    const started = performance.now();
     const pooled = await pool.scoreBatch(rows, { rounds });
     console.log(`pool of ${poolSize} processes: ${Math.round(performance.now() - started)} ms (workers used: ${pooled.workerPids.join(', ')})`);
     const difference = findScoreDifference(serial, pooled.scores);

@@ -41,4 +41,4 @@ export {
   assertSendable,
 } from './process-pool.ts';
 export { type ScoringExportRun, runScoringExport } from './export-job.ts';
-export { scoreSerially, findScoreDifference, firstProductIds } from './compare.ts';
+export { scoreSerially, findScoreDifference, type Measured, measureCpu, firstProductIds } from './compare.ts';

@@ -11,6 +11,8 @@
 //   the batch fails with WorkerProcessLostError and none of its scores are returned.
 // - A dead worker is replaced with a fresh process, so the next batch can run. (Python
 //   marks the whole pool broken instead; see the lesson doc for why we differ.)
+// - What a worker writes to stderr is kept, not printed: its last line goes into the
+//   error that reports the worker's end, so the reason arrives with the failure, once.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serialize } from 'node:v8';
@@ -24,6 +26,8 @@ const WORKER_ENTRY = fileURLToPath(new URL('./scoring-worker.ts', import.meta.ur
 const TSX_LOADER = import.meta.resolve('tsx');
 /** The course's values (src/options.ts): a pool built without options gets these. */
 const COURSE = PROCESS_POOL_OPTIONS.defaults();
+/** How much of a worker's stderr the pool keeps (the end of it) for the error that reports its end. */
+const KEPT_STDERR_CHARS = 4_000;
 
 export interface ProcessPoolOptions {
   /** How many worker processes. @defaultValue 2 (the course's max_workers, POOL_SIZE) */
@@ -70,13 +74,20 @@ export function describeWorkerExit({ code, signal }: WorkerExit): string {
   return signal ?? `code ${code}`;
 }
 
+/** ": <the last line the worker wrote to stderr>", or nothing when it wrote nothing. */
+function lastWords(stderr: string): string {
+  const last = stderr.trim().split('\n').at(-1)?.trim();
+  return last ? `: ${last}` : '';
+}
+
 /** A worker process ended while a batch was unfinished: the whole batch is lost. */
 export class WorkerProcessLostError extends CodedError {
   constructor(
     readonly pid: number,
     readonly exit: WorkerExit,
+    stderr = '',
   ) {
-    super('worker-lost', `worker process ${pid} exited (${describeWorkerExit(exit)}) during batch`);
+    super('worker-lost', `worker process ${pid} exited (${describeWorkerExit(exit)}) during batch${lastWords(stderr)}`);
   }
 }
 
@@ -109,8 +120,8 @@ export class ProcessPoolClosedError extends CodedError {
 
 /** A replacement worker died before it was ready: it would die again, so the pool stops. */
 export class ProcessPoolBrokenError extends CodedError {
-  constructor(pid: number, exit: WorkerExit) {
-    super('pool-broken', `the process pool is broken: worker process ${pid} exited (${describeWorkerExit(exit)}) while starting`);
+  constructor(pid: number, exit: WorkerExit, stderr = '') {
+    super('pool-broken', `the process pool is broken: worker process ${pid} exited (${describeWorkerExit(exit)}) while starting${lastWords(stderr)}`);
   }
 }
 
@@ -145,6 +156,8 @@ interface WorkerSlot {
   /** Settles when the worker says "ready"; rejects if it exits first. */
   ready: Promise<void>;
   task?: Task;
+  /** The end of what the worker wrote to stderr (see workerStderr()). */
+  stderr: string;
 }
 
 /** A message before the pool numbers it. */
@@ -245,6 +258,16 @@ export class ProcessPool {
     this.#slots.push(this.#spawnWorker(''));
   }
 
+  /**
+   * Where a worker's stderr goes. 'pipe': the pool keeps it and reports it with the
+   * worker's end, so an expected failure (a missing module, a refused fault rule) does
+   * not also print over the parent's output. (A test overrides this with 'inherit', the
+   * old way, to show the difference.)
+   */
+  protected workerStderr(): 'pipe' | 'inherit' {
+    return 'pipe';
+  }
+
   async #runBatch(messages: Outgoing[], onProgress?: BatchState['onProgress']): Promise<{ results: unknown[]; workerPids: number[] }> {
     if (this.#closed) throw new ProcessPoolClosedError();
     if (this.#broken) throw this.#broken;
@@ -326,7 +349,7 @@ export class ProcessPool {
       execArgv: ['--import', TSX_LOADER],
       env: { ...process.env, [FAULTS_ENV]: faults },
       serialization: this.serialization,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', 'inherit', this.workerStderr(), 'ipc'],
     });
     let markReady = () => {};
     let failStart: (error: Error) => void = () => {};
@@ -338,7 +361,12 @@ export class ProcessPool {
         markReady = resolve;
         failStart = reject;
       }),
+      stderr: '',
     };
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      slot.stderr = (slot.stderr + chunk).slice(-KEPT_STDERR_CHARS);
+    });
     slot.ready.catch(() => {}); // the failure is reported by start() or the batch, not as an unhandled rejection
     child.on('message', (message: FromScoringWorker) => {
       if (message.kind === 'ready') {
@@ -353,10 +381,11 @@ export class ProcessPool {
     const onGone = (exit: WorkerExit) => {
       if (gone) return;
       gone = true;
-      failStart(new WorkerStartError(`worker process ${slot.pid} exited (${describeWorkerExit(exit)}) before it was ready`));
+      failStart(new WorkerStartError(`worker process ${slot.pid} exited (${describeWorkerExit(exit)}) before it was ready${lastWords(slot.stderr)}`));
       this.#onWorkerExit(slot, exit);
     };
-    child.once('exit', (code, signal) => onGone({ code, signal }));
+    // 'close', not 'exit': it comes once the worker's stderr has been read to the end.
+    child.once('close', (code, signal) => onGone({ code, signal }));
     // A send to a dying worker also lands here, and its 'exit' follows; only a spawn that
     // failed outright (no pid) never exits, so treat that one as gone now.
     child.on('error', () => {
@@ -387,13 +416,13 @@ export class ProcessPool {
   #onWorkerExit(slot: WorkerSlot, exit: WorkerExit): void {
     if (this.#closed) return;
     this.#slots = this.#slots.filter((other) => other !== slot);
-    const lost = new WorkerProcessLostError(slot.pid, exit);
+    const lost = new WorkerProcessLostError(slot.pid, exit, slot.stderr);
     if (slot.isReady) {
       // Replace first, so by the time a caller sees the failure the pool is already recovering.
       this.replaceLostWorker();
     } else {
       // A worker that dies before it is ready would die again: stop instead of looping.
-      this.#broken = new ProcessPoolBrokenError(slot.pid, exit);
+      this.#broken = new ProcessPoolBrokenError(slot.pid, exit, slot.stderr);
     }
     for (const batch of [...this.#batches]) this.abandonBatch(batch, this.#broken ?? lost);
   }

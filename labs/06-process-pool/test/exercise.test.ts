@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('compareRounds (try it yourself)', () => {
-  it('When run for 10 and 2000 rounds, Then it reports both sizes with the agreed scores and a start-up share', async () => {
+  it('When run for 10 and 2000 rounds, Then it reports both sizes with the agreed scores and a start-up share [test:exercise-compare-rounds]', async () => {
     const measurements = await compareRounds(pool, scorer, rows, [10, 2000]);
 
     expect(measurements.map((m) => m.rounds)).toEqual([10, 2000]);
@@ -40,7 +40,7 @@ describe('compareRounds (try it yourself)', () => {
     }
   });
 
-  it('When the pool returns different scores, Then it throws instead of reporting timings', async () => {
+  it('When the pool returns different scores, Then it throws instead of reporting timings [test:exercise-refuses-different-scores]', async () => {
     await expect(compareRounds(randomPool, scorer, rows, [10])).rejects.toThrow(/differ/);
   });
 });

@@ -26,7 +26,7 @@ describe('runScoringExport', () => {
     expect(await store.require(job.id)).toMatchObject({ state: 'succeeded', result: { rows: 3 }, error: null });
   });
 
-  it('When the batch fails, Then the job is failed with the error and has no result', async () => {
+  it('When the batch fails, Then the job is failed with the error and has no result [test:failed-batch-fails-job]', async () => {
     const store = new MemoryJobStore();
     const job = await store.create([1]);
     const rows = [{ ...exportRowFor(1), hook: () => 'not data' } as ExportRow];

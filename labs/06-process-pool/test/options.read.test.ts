@@ -7,7 +7,7 @@ describe('PROCESS_POOL_OPTIONS', () => {
     expect(PROCESS_POOL_OPTIONS.read({ env: {} })).toMatchObject({ poolSize: 2, rows: 8, rounds: 2000, drillRows: 12 });
   });
 
-  it('When POOL_SIZE is 0, Then it is refused naming the variable and its bounds', () => {
+  it('When POOL_SIZE is 0, Then it is refused naming the variable and its bounds [test:pool-size-bounded]', () => {
     expect(() => PROCESS_POOL_OPTIONS.read({ env: { POOL_SIZE: '0' } })).toThrow(OptionsError);
     expect(() => PROCESS_POOL_OPTIONS.read({ env: { POOL_SIZE: '0' } })).toThrow('POOL_SIZE must be a whole number from 1 to 16, got "0"');
   });

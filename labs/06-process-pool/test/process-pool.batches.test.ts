@@ -33,7 +33,17 @@ describe('ProcessPool batches', () => {
     expect(evenScores.scores).toEqual(even.map((row) => scoreExportRow(row, ROUNDS)));
   });
 
-  it('When batches follow each other, Then the same worker processes (not the parent) do the work', async () => {
+  it('When five requests send batches at once, Then the one shared pool scores them all with its own processes and starts no more [test:requests-share-one-pool]', async () => {
+    const before = pool.pids();
+
+    const batches = await Promise.all([1, 2, 3, 4, 5].map((n) => pool.scoreBatch(exportRowsFor([n, n + 10]), { rounds: ROUNDS })));
+
+    const used = new Set(batches.flatMap((batch) => batch.workerPids));
+    expect([...used].every((pid) => before.includes(pid))).toBe(true);
+    expect(pool.pids()).toEqual(before);
+  });
+
+  it('When batches follow each other, Then the same worker processes (not the parent) do the work [test:batches-reuse-workers]', async () => {
     const before = pool.pids();
     await pool.scoreBatch(exportRowsFor([1, 2]), { rounds: ROUNDS });
     await pool.scoreBatch(exportRowsFor([3, 4]), { rounds: ROUNDS });
@@ -60,7 +70,7 @@ describe('ProcessPool batches', () => {
 });
 
 describe('ProcessPool close', () => {
-  it('When a pool is closed, Then its processes are gone and a new batch is refused', async () => {
+  it('When a pool is closed, Then its processes are gone and a new batch is refused [test:closed-pool-leaves-no-process]', async () => {
     const own = await new ProcessPool({ size: 2 }).start();
     const pids = own.pids();
     await own.close();

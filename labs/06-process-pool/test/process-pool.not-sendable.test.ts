@@ -27,7 +27,7 @@ class PriceTag {
 }
 
 describe('advanced (structured clone) channel', () => {
-  it('When a row carries a function, Then the batch fails naming the row and no row is scored', async () => {
+  it('When a row carries a function, Then the batch fails naming the row and no row is scored [test:function-in-row-refused]', async () => {
     const rows = [exportRowFor(1), withExtra({ normalise: (text: string) => text.trim() })];
     let scored = 0;
     const batch = advanced.scoreBatch(rows, { rounds: 10, onProgress: (done) => (scored = done) });
@@ -41,7 +41,7 @@ describe('advanced (structured clone) channel', () => {
     await expect(advanced.scoreBatch([withExtra({ tag: Symbol('hot') })], { rounds: 10 })).rejects.toThrow(/row 0 .*could not be cloned/);
   });
 
-  it('When a class instance is sent, Then its data arrives but its methods do not (a silent trap)', async () => {
+  it('When a class instance is sent, Then its data arrives but its methods do not (a silent trap) [test:class-instance-loses-methods]', async () => {
     const { payload } = await advanced.echo({ price: new PriceTag(1250) });
     const price = (payload as { price: Record<string, unknown> }).price;
 
@@ -57,7 +57,7 @@ describe('advanced (structured clone) channel', () => {
 });
 
 describe("JSON channel (fork's default)", () => {
-  it('When a row carries a function, Then it silently vanishes on the way', async () => {
+  it('When a row carries a function, Then it silently vanishes on the way [test:json-channel-drops-functions]', async () => {
     const { keys } = await json.echo(withExtra({ normalise: (text: string) => text.trim() }));
     expect(keys).toEqual(['productId', 'text']);
   });

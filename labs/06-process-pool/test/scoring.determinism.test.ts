@@ -6,7 +6,7 @@ describe('scoring', () => {
     expect(scoreText('ab', 1)).toBe(97 * 33 + 98);
   });
 
-  it('When the same row is scored twice, Then both scores are equal', () => {
+  it('When the same row is scored twice, Then both scores are equal [test:same-row-same-score]', () => {
     const row = exportRowFor(42);
     expect(scoreExportRow(row, 50)).toEqual(scoreExportRow(row, 50));
   });
@@ -16,7 +16,7 @@ describe('scoring', () => {
     expect(first!.score).not.toBe(second!.score);
   });
 
-  it('When a row is built for a product, Then it is plain data that survives a structured clone unchanged', () => {
+  it('When a row is built for a product, Then it is plain data that survives a structured clone unchanged [test:row-is-plain-data]', () => {
     const row = exportRowFor(7);
     expect(structuredClone(row)).toEqual(row);
     expect(row.text.length).toBeGreaterThan(500);

@@ -1,24 +1,26 @@
 // Lesson 07's learning checks and fault drill. The experiments (scenarios.ts) run the
 // real thing and return evidence; each check here only judges it. buildChecks(deps)
-// lets the can-fail tests swap in a broken contract, a broken decision record, other
-// labs or other sample files.
+// lets the can-fail tests swap in a broken contract, another decision record, another
+// queue comparison, other labs or other sample files.
 import { defineCheck, fail, outcome, pass, type Check } from '@tasks-lab/lab-kit';
-import { WORK_KINDS, DECISION_RECORD, type DecisionRecord } from '../src/decision-record.ts';
-import { EARLIER_LABS_FILE } from '../src/earlier-labs.ts';
+import { EARLIER_LABS_FILE } from '../src/recorded-run.ts';
+import { gradeProblems, type RecordGrade } from '../src/evidence.ts';
 import { MAX_MESSAGE_BYTES } from '../src/message-contract.ts';
+import { comparisonGaps, COURSE_QUEUE } from '../src/queue-comparison.ts';
 import {
+  gradeReferenceRecord,
   probePrices,
   probeRoundTrip,
   probeSizeLimit,
   probeSmuggledFields,
   probeValidMessage,
   rerunEarlierLabs,
-  reviewDecisionRecord,
+  reviewQueueComparison,
   runCheckerDrill,
   type Attempt,
   type CheckerRun,
+  type ComparisonReview,
   type EarlierLabsRun,
-  type RecordReview,
   type RoundTrip,
   type ScenarioDeps,
   type SizeProbe,
@@ -39,15 +41,15 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
     }),
     defineCheck({
       id: 'decision-record-backed',
-      name: 'the decision record places four kinds of work, each backed by a measured result',
-      scenario: () => reviewDecisionRecord(deps),
+      name: 'the reference decision record places four kinds of work, each citing a value this run recorded',
+      scenario: () => gradeReferenceRecord(deps),
       judge: judgeDecisionRecord,
     }),
     defineCheck({
-      id: 'queue-runtime-recorded',
-      name: "the task queue's broker, worker, source of truth and delivery guarantee are recorded",
-      scenario: () => (deps.record ?? DECISION_RECORD).queue,
-      judge: judgeQueueRuntime,
+      id: 'queue-comparison-complete',
+      name: `${COURSE_QUEUE} is compared with other Node job queues: version, timeouts, retry default, result retention, each with its source`,
+      scenario: () => reviewQueueComparison(deps),
+      judge: judgeQueueComparison,
     }),
     defineCheck({ id: 'valid-message-accepted', name: 'a job id plus a product snapshot passes the contract', scenario: () => probeValidMessage(deps), judge: judgeValidMessage }),
     defineCheck({
@@ -58,7 +60,7 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
     }),
     defineCheck({
       id: 'oversize-refused',
-      name: `a message of ${MAX_MESSAGE_BYTES} bytes or more is rejected, naming its size`,
+      name: `a message of ${MAX_MESSAGE_BYTES} bytes or more is rejected, naming its size, before it is validated`,
       scenario: () => probeSizeLimit(deps),
       judge: judgeSizeLimit,
     }),
@@ -89,25 +91,21 @@ function judgeEarlierLabs({ labs, saved }: EarlierLabsRun) {
   );
 }
 
-function judgeDecisionRecord({ audit, kindsInDoc }: RecordReview) {
-  const problems = [...audit.problems];
-  if (kindsInDoc.length < WORK_KINDS.length) problems.push(`decision-record.md names ${kindsInDoc.length} of ${WORK_KINDS.length} kinds`);
-  return problems.length > 0 ? fail(problems.join('; ')) : pass(audit.lines.join('; '));
+function judgeDecisionRecord(grade: RecordGrade) {
+  const problems = gradeProblems(grade);
+  return problems.length > 0 ? fail(problems.join('; ')) : pass(grade.lines.join('; '));
 }
 
-/** Each runtime fact must be written down and say the thing that matters about it. */
-const QUEUE_FACTS: Array<[keyof DecisionRecord['queue'], RegExp]> = [
-  ['broker', /redis/i],
-  ['worker', /own .*process/i],
-  ['durableState', /mysql/i],
-  ['delivery', /at least once/i],
-  ['resultCache', /limited time|expire/i],
-];
-
-function judgeQueueRuntime(queue: DecisionRecord['queue']) {
-  const missing = QUEUE_FACTS.filter(([field, pattern]) => !pattern.test(queue[field] ?? ''));
-  if (missing.length > 0) return fail(`missing or vague: ${missing.map(([field, p]) => `${field} (expected ${p})`).join(', ')}`);
-  return pass(`broker: ${queue.broker.split(',')[0]}; state: ${queue.durableState.split(' is ')[0]}; delivery: ${queue.delivery.split(':')[0]}`);
+function judgeQueueComparison({ rows, installed }: ComparisonReview) {
+  const gaps = comparisonGaps(rows);
+  const course = rows.find((row) => row.package === COURSE_QUEUE);
+  if (installed.problem) gaps.push(installed.problem);
+  else if (course && course.version !== installed.version) {
+    gaps.push(`the table describes ${COURSE_QUEUE} ${course.version}, lab 08 installs ${installed.version}: check its facts again`);
+  }
+  const compared = rows.map((row) => `${row.package} ${row.version}`).join(', ');
+  if (gaps.length > 0) return fail(`${gaps.join('; ')} (compared: ${compared})`);
+  return pass(`${compared}; ${COURSE_QUEUE} ${installed.version} is what lab 08 installs; storage, Node, timeouts, retry default and result retention each with its source`);
 }
 
 function judgeValidMessage(p: ValidMessageProbe) {
@@ -137,8 +135,10 @@ function judgeSizeLimit(p: SizeProbe) {
   if (!p.atLimitRefused) problems.push(`${p.limit} bytes accepted by encode`);
   else if (!p.atLimitRefused.includes(String(p.limit))) problems.push(`the error does not name the size: ${p.atLimitRefused}`);
   if (!p.decodeRefused) problems.push(`${p.decodedBytes} bytes accepted by decode`);
+  const huge = `a ${p.huge.bytes}-byte message with a float price refused as ${p.huge.refusedAs ?? 'nothing (accepted)'} in ${p.huge.ms} ms`;
+  if (p.huge.refusedAs !== 'too-large') problems.push(`${huge}: its size was not checked first`);
   if (problems.length > 0) return fail(problems.join('; '));
-  return pass(`${p.limit - 1} bytes accepted; ${p.limit} refused ("${p.atLimitRefused}"); ${p.decodedBytes} bytes refused by decode`);
+  return pass(`${p.limit - 1} bytes accepted; ${p.limit} refused ("${p.atLimitRefused}"); ${p.decodedBytes} bytes refused by decode; ${huge}`);
 }
 
 function judgePrices({ wrong, whole }: { wrong: Attempt[]; whole: Attempt }) {

@@ -1,18 +1,19 @@
 // Lesson 07's experiments: each runs the real thing (labs 01-06's verify scripts, the
-// message contract, the checker script) and returns what it saw, as typed evidence.
-// The checks (checks.ts) judge it. Nothing here decides pass or fail.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// decision record's grader on the reference record and that run, the queue comparison
+// beside lab 08's installed BullMQ, the message contract, the checker script) and
+// returns what it saw, as typed evidence. The checks (checks.ts) judge it.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { startTsProcess, withResources } from '@tasks-lab/lab-kit';
-import { DECISION_RECORD, WORK_KINDS, type DecisionRecord, type WorkKind } from '../src/decision-record.ts';
 import { EARLIER_LABS, formatRun, runEarlierLabs, writeEarlierLabsRecord, type EarlierLabsRecord } from '../src/earlier-labs.ts';
-import { auditDecisionRecord, type RecordAudit } from '../src/evidence.ts';
+import { gradeDecisionRecordFile, type RecordGrade } from '../src/evidence.ts';
 import { createMessageCodec, MAX_MESSAGE_BYTES, MessageContractError, type MessageCodec } from '../src/message-contract.ts';
 import { EARLIER_LABS_OPTIONS, MESSAGE_CHECK_OPTIONS } from '../src/options.ts';
+import { COURSE_QUEUE, QUEUE_COMPARISON, type QueueFacts } from '../src/queue-comparison.ts';
 import { messageOfSize, productAt, sampleMessage } from '../src/sample-messages.ts';
 
 export const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -20,13 +21,14 @@ export const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));
 export interface ScenarioDeps {
   /** The contract under test. @defaultValue the lesson's codec (strict, < 64 KiB) */
   codec?: MessageCodec;
-  record?: DecisionRecord;
-  /** The markdown twin of the record. @defaultValue decision-record.md in this lab */
-  recordDoc?: string;
+  /** The decision record to grade. @defaultValue the reference, solutions/decision-record.md */
+  recordFile?: string;
+  /** The queue comparison under test. @defaultValue QUEUE_COMPARISON */
+  comparison?: readonly QueueFacts[];
   /** Where the earlier labs live. @defaultValue labs/ */
   labsDir?: string;
   earlierLabs?: readonly string[];
-  /** Where .earlier-labs.json is written. @defaultValue this lab's folder */
+  /** Where .earlier-labs.json is written and read. @defaultValue this lab's folder */
   labDir?: string;
   /** The folder holding good.json, with-credentials.json and float-price.json. @defaultValue samples/ */
   samplesDir?: string;
@@ -70,17 +72,34 @@ export async function rerunEarlierLabs(deps: ScenarioDeps, signal?: AbortSignal)
 
 // ------------------------------------------------------------ decision record
 
-export interface RecordReview {
-  audit: RecordAudit;
-  /** The kinds that decision-record.md names in backticks. */
-  kindsInDoc: WorkKind[];
+export const REFERENCE_RECORD = join(LAB_DIR, 'solutions', 'decision-record.md');
+
+/** Grades the reference decision record against the run recorded in .earlier-labs.json and the labs' results. */
+export function gradeReferenceRecord(deps: ScenarioDeps): RecordGrade {
+  return gradeDecisionRecordFile(deps.recordFile ?? REFERENCE_RECORD, {
+    labsDir: deps.labsDir ?? join(LAB_DIR, '..'),
+    labDir: deps.labDir ?? LAB_DIR,
+  });
 }
 
-export function reviewDecisionRecord(deps: ScenarioDeps): RecordReview {
-  const audit = auditDecisionRecord(deps.record ?? DECISION_RECORD, deps.labsDir ?? join(LAB_DIR, '..'));
-  const docFile = deps.recordDoc ?? join(LAB_DIR, 'decision-record.md');
-  const doc = existsSync(docFile) ? readFileSync(docFile, 'utf8') : '';
-  return { audit, kindsInDoc: WORK_KINDS.filter((kind) => doc.includes(`\`${kind}\``)) };
+// ------------------------------------------------------------ queue comparison
+
+export interface ComparisonReview {
+  rows: readonly QueueFacts[];
+  /** The version of the course's queue that lab 08 installs (its node_modules), or why it is unknown. */
+  installed: { version?: string; problem?: string };
+}
+
+/** The comparison table, and the BullMQ version lab 08 really installs, to check the table against. */
+export function reviewQueueComparison(deps: ScenarioDeps): ComparisonReview {
+  const manifest = join(deps.labsDir ?? join(LAB_DIR, '..'), '08-broker-worker', 'node_modules', COURSE_QUEUE, 'package.json');
+  let installed: ComparisonReview['installed'];
+  try {
+    installed = { version: (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version };
+  } catch {
+    installed = { problem: `${COURSE_QUEUE} is not installed in labs/08-broker-worker (run pnpm install)` };
+  }
+  return { rows: deps.comparison ?? QUEUE_COMPARISON, installed };
 }
 
 // ------------------------------------------------------------ the message contract
@@ -132,18 +151,43 @@ export interface SizeProbe {
   atLimitRefused?: string;
   decodedBytes: number;
   decodeRefused?: string;
+  /** A message of about 15 MB that also breaks the contract (a float price in its last product). */
+  huge: { bytes: number; refusedAs?: string; ms: number };
 }
 
-/** Messages of limit-1 and limit bytes through encode, and one of twice the limit through decode. */
+/** About 15 MB: 100,000 products with 60-character descriptions. */
+const HUGE_PRODUCTS = 100_000;
+
+/** Why `fn` was refused: the MessageContractError's code; undefined when it was accepted. */
+function refusalCode(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    if (err instanceof MessageContractError) return err.code;
+    throw err;
+  }
+}
+
+/**
+ * Messages of limit-1 and limit bytes through encode, one of twice the limit through
+ * decode, and a huge one that is also invalid: its size must be what refuses it.
+ */
 export function probeSizeLimit(deps: ScenarioDeps): SizeProbe {
   const codec = codecOf(deps);
   const big = Buffer.from(JSON.stringify(messageOfSize(2 * MAX_MESSAGE_BYTES)));
+  const huge = sampleMessage(HUGE_PRODUCTS, 60);
+  productAt(huge, HUGE_PRODUCTS - 1).price_cents = 12.5;
+  const started = performance.now();
+  const refusedAs = refusalCode(() => codec.encode(huge));
+  const ms = Math.round(performance.now() - started);
   return {
     limit: MAX_MESSAGE_BYTES,
     justUnderRefused: refusal(() => codec.encode(messageOfSize(MAX_MESSAGE_BYTES - 1))),
     atLimitRefused: refusal(() => codec.encode(messageOfSize(MAX_MESSAGE_BYTES))),
     decodedBytes: big.byteLength,
     decodeRefused: refusal(() => codec.decode(big)),
+    huge: { bytes: Buffer.byteLength(JSON.stringify(huge)), refusedAs, ms },
   };
 }
 
@@ -198,7 +242,10 @@ export interface CheckerRun {
 export function runCheckerDrill(deps: ScenarioDeps, signal?: AbortSignal): Promise<CheckerRun[]> {
   return withResources(signal, async (res) => {
     const samplesDir = deps.samplesDir ?? join(LAB_DIR, 'samples');
-    const tooLarge = join(mkdtempSync(join(tmpdir(), 'lab07-')), 'too-large.json');
+    // The generated too-large sample lives in the temp dir only while the drill runs.
+    const tempDir = mkdtempSync(join(tmpdir(), 'lab07-drill-'));
+    res.defer(() => rmSync(tempDir, { recursive: true, force: true }));
+    const tooLarge = join(tempDir, 'too-large.json');
     writeFileSync(tooLarge, JSON.stringify(sampleMessage(800, 80)));
     const cases = [
       { file: join(samplesDir, 'good.json'), expectedExit: 0, says: /accepted/ },

@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTsProcess, withResources } from '@tasks-lab/lab-kit';
-import { readLabResult } from './evidence.ts';
+import { EARLIER_LABS_FILE, readLabResult } from './recorded-run.ts';
 import { EARLIER_LABS_OPTIONS } from './options.ts';
 
 /** The labs whose evidence lesson 07 relies on, in lesson order. */
@@ -166,8 +166,6 @@ export async function runEarlierLabs(labsDir: string, options: RunEarlierLabsOpt
   }
   return { ranAt: new Date(started).toISOString(), totalMs: Date.now() - started, labs: runs };
 }
-
-export const EARLIER_LABS_FILE = '.earlier-labs.json';
 
 export function writeEarlierLabsRecord(labDir: string, record: EarlierLabsRecord): string {
   const file = join(labDir, EARLIER_LABS_FILE);

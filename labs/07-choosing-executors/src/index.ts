@@ -1,27 +1,53 @@
-// Lesson 07's API, by name: the decision record and its evidence, the earlier labs'
-// verify runs, and the export message contract that lesson 08 puts on the queue.
+// Lesson 07's API, by name: the decision record, its grader and the recorded run it
+// reads, the queue comparison, the earlier labs' verify runs, and the export message
+// contract that lesson 08 puts on the queue.
 // Job store: none; this lesson chooses executors and defines a message, it keeps no jobs.
 export {
   type Executor,
+  EXECUTORS,
   type Delivery,
+  DELIVERIES,
   type WorkKind,
   WORK_KINDS,
-  type Evidence,
-  type DecisionRow,
+  type KindRule,
+  KIND_RULES,
+  QUEUE_RUNTIME_FIELDS,
+  type QueueRuntimeField,
   type QueueRuntime,
+  type PlacementRow,
+  type EvidenceRow,
   type DecisionRecord,
-  DECISION_RECORD,
+  PLACEMENT_COLUMNS,
+  EVIDENCE_COLUMNS,
+  parseDecisionRecord,
 } from './decision-record.ts';
+export {
+  type RecordedRun,
+  type RecordGrade,
+  gradeProblems,
+  type CitedValueFinding,
+  lookUpCitedValue,
+  gradeDecisionRecord,
+  gradeDecisionRecordFile,
+} from './evidence.ts';
 export {
   type RecordedCheck,
   type LabResultFile,
+  type EarlierLabsSeen,
   LabResultUnreadableError,
   readLabResult,
-  type EvidenceFinding,
-  lookUpEvidence,
-  type RecordAudit,
-  auditDecisionRecord,
-} from './evidence.ts';
+  EARLIER_LABS_FILE,
+  readEarlierLabsRecord,
+} from './recorded-run.ts';
+export {
+  type SourcedFact,
+  type QueueFacts,
+  COMPARED_FACTS,
+  type ComparedFact,
+  COURSE_QUEUE,
+  QUEUE_COMPARISON,
+  comparisonGaps,
+} from './queue-comparison.ts';
 export {
   EARLIER_LABS,
   type EarlierLabStatus,
@@ -37,7 +63,6 @@ export {
   runLabVerify,
   type RunEarlierLabsOptions,
   runEarlierLabs,
-  EARLIER_LABS_FILE,
   writeEarlierLabsRecord,
   formatRun,
 } from './earlier-labs.ts';

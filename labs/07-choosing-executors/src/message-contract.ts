@@ -53,7 +53,7 @@ export class MessageContractError extends CodedError {
 }
 
 export interface MessageCodec {
-  /** Validates, then returns the UTF-8 JSON bytes; throws MessageContractError. */
+  /** Checks the size, then validates, then returns the UTF-8 JSON bytes; throws MessageContractError. */
   encode(message: unknown): Buffer;
   /** Checks the size, parses and validates; throws MessageContractError. */
   decode(input: Uint8Array | string): ExportMessage;
@@ -79,20 +79,24 @@ export function createMessageCodec(options: CodecOptions = {}): MessageCodec {
     throw new MessageContractError('invalid-message', `the message breaks the contract: ${issues.join('; ')}`, issues);
   };
 
+  const tooLarge = (size: string) =>
+    new MessageContractError('too-large', `the message is ${size} bytes; it must be smaller than ${maxBytes} bytes (${formatKiB(maxBytes)})`);
+
   const checkSize = (bytes: number): void => {
-    if (bytes >= maxBytes) {
-      throw new MessageContractError(
-        'too-large',
-        `the message is ${bytes} bytes; it must be smaller than ${maxBytes} bytes (${formatKiB(maxBytes)})`,
-      );
-    }
+    if (bytes >= maxBytes) throw tooLarge(String(bytes));
   };
 
   return {
     encode(message) {
-      const bytes = Buffer.from(JSON.stringify(validate(message)), 'utf8');
-      checkSize(bytes.byteLength);
-      return bytes;
+      // Size first: a 15 MB message is refused after its first 64 KiB, before the
+      // schema walks all of it (validating that much takes 100-200 ms here).
+      const json = serializeWithin(message, maxBytes);
+      if (json === TOO_LARGE) throw tooLarge(`at least ${maxBytes}`);
+      if (json !== NOT_JSON) checkSize(Buffer.byteLength(json, 'utf8'));
+      // Validation names the field JSON could not hold (a socket, a BigInt) or the contract refuses.
+      const valid = validate(message);
+      // Serialised again from the validated copy, so the bytes list the fields in the schema's order.
+      return Buffer.from(JSON.stringify(valid), 'utf8');
     },
     decode(input) {
       const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
@@ -101,6 +105,37 @@ export function createMessageCodec(options: CodecOptions = {}): MessageCodec {
       return validate(parseJson(bytes));
     },
   };
+}
+
+const TOO_LARGE = Symbol('too large');
+const NOT_JSON = Symbol('not JSON');
+
+/**
+ * The message as JSON text, or TOO_LARGE as soon as that text is certain to reach
+ * `maxBytes`. JSON.stringify calls the replacer for every key and value it writes;
+ * the replacer adds up what the output holds at least (each object key and each
+ * string, in UTF-8 bytes, with their quotes) and stops the serialisation once that
+ * reaches the limit, so an oversized message costs about `maxBytes` of work, not its
+ * whole size. NOT_JSON when JSON cannot hold the value at all (a cycle, a BigInt).
+ */
+function serializeWithin(message: unknown, maxBytes: number): string | typeof TOO_LARGE | typeof NOT_JSON {
+  let atLeast = 0;
+  function count(this: unknown, key: string, value: unknown): unknown {
+    const written = value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+    if (written) {
+      const inObject = key !== '' && !Array.isArray(this);
+      if (inObject) atLeast += Buffer.byteLength(key, 'utf8') + 3; // "key":
+      if (typeof value === 'string') atLeast += Buffer.byteLength(value, 'utf8') + 2;
+      if (atLeast >= maxBytes) throw TOO_LARGE;
+    }
+    return value;
+  }
+  try {
+    return JSON.stringify(message, count) ?? NOT_JSON;
+  } catch (err) {
+    if (err === TOO_LARGE) return TOO_LARGE;
+    return NOT_JSON;
+  }
 }
 
 function parseJson(bytes: Uint8Array): unknown {
@@ -128,5 +163,5 @@ const defaultCodec = createMessageCodec();
 /** Encodes with the lesson's contract: strict schema, smaller than 64 KiB. */
 export const encodeMessage = (message: unknown): Buffer => defaultCodec.encode(message);
 
-/** Decodes with the lesson's contract; the same checks as encodeMessage, in reverse order. */
+/** Decodes with the lesson's contract: the same checks as encodeMessage, size first. */
 export const decodeMessage = (input: Uint8Array | string): ExportMessage => defaultCodec.decode(input);

@@ -1,11 +1,11 @@
 // The checker script as a student runs it: a real Node process per file.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTsProcess } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
 import { sampleMessage } from '../src/sample-messages.ts';
+import { makeTempDir } from './temp-dirs.ts';
 
 const labDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,7 +41,7 @@ describe('pnpm check:message', { timeout: 90_000 }, () => {
   });
 
   it('When given a generated 130 KB message, Then it refuses it with exit 1 and states its size', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'lab07-')), 'big.json');
+    const file = join(makeTempDir('big'), 'big.json');
     writeFileSync(file, JSON.stringify(sampleMessage(800, 80)));
     const { code, output } = await checkMessage(file);
     expect(code).toBe(1);

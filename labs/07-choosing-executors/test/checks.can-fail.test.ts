@@ -1,17 +1,21 @@
 // Every check of the lesson, run for real against a deliberately broken part (a contract
-// without .strict(), a 1 MiB limit, a record missing a kind, an earlier lab that fails,
-// a sample that carries no credentials ...): each must fail.
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// without .strict(), a 1 MiB limit, a codec that validates before it measures, a record
+// whose cited value the run did not observe, an incomplete queue comparison, an earlier
+// lab that fails, a sample that carries no credentials ...): each must fail.
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { describe } from 'vitest';
 import { z } from 'zod';
 import { buildChecks } from '../scripts/checks.ts';
-import { DECISION_RECORD, type DecisionRecord, type Evidence } from '../src/decision-record.ts';
+import { REFERENCE_RECORD } from '../scripts/scenarios.ts';
+import { parseDecisionRecord } from '../src/decision-record.ts';
 import { createMessageCodec, exportMessageSchema, type MessageCodec } from '../src/message-contract.ts';
-import { addFakeLab, addLabResult, fakeVerify, makeLabsDir } from './fake-labs.ts';
+import { QUEUE_COMPARISON, type QueueFacts } from '../src/queue-comparison.ts';
+import { addFakeLab, addLabResult, fakeVerify, makeLabsDir, runBacking } from './fake-labs.ts';
+import { validateFirstCodec } from './fixtures/validate-first-codec.ts';
+import { makeTempDir } from './temp-dirs.ts';
 
 const labDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -40,12 +44,11 @@ function reorderingCodec(): MessageCodec {
   };
 }
 
-/** Evidence in a throwaway labs folder, so the record check does not depend on labs 01-06 having run. */
-function recordCitingFakeLab(passed: boolean): { record: DecisionRecord; labsDir: string } {
-  const labsDir = makeLabsDir();
-  addLabResult(labsDir, '02-fake', [{ id: 'reads-at-once-limited', name: 'At most 2 reads run at once', ok: passed, observed: 'peak 2 of 20' }]);
-  const evidence: Evidence = { lab: '02-fake', checkId: 'reads-at-once-limited', quote: /peak \d+/, shows: 'the limit holds' };
-  return { record: { ...DECISION_RECORD, rows: DECISION_RECORD.rows.map((row) => ({ ...row, evidence: [evidence] })) }, labsDir };
+const referenceRecord = () => parseDecisionRecord(readFileSync(REFERENCE_RECORD, 'utf8'));
+
+/** The lesson's comparison with one queue's facts changed. */
+function comparisonWith(pkg: string, change: Partial<QueueFacts>): QueueFacts[] {
+  return QUEUE_COMPARISON.map((row) => (row.package === pkg ? { ...row, ...change } : row));
 }
 
 describe('checks can fail', () => {
@@ -73,23 +76,37 @@ describe('checks can fail', () => {
     },
     { observed: /bb-absent missing/, timeoutMs: 120_000 },
   );
+  // The reference record graded against a recorded run (throwaway labs folder) that does not back it.
   suite.breaks(
     'decision-record-backed',
-    'the record is missing the durable kind',
-    () => {
-      const { record, labsDir } = recordCitingFakeLab(true);
-      return { record: { ...record, rows: record.rows.filter((row) => row.kind !== 'durable') }, labsDir };
-    },
-    { observed: /kind durable appears 0 times/ },
+    'the record cites a value the recorded run did not observe',
+    () => runBacking(referenceRecord(), (checkId, value) => (checkId === 'restart-forgets-jobs' ? 'GET old id -> 200' : value)),
+    { observed: /durable: lab 01-fake check \[restart-forgets-jobs\] observed .*GET old id -> 200.*which does not contain "GET old id -> 404"/ },
   );
-  suite.breaks('decision-record-backed', 'a cited check failed in its lab', () => recordCitingFakeLab(false), {
-    observed: /check \[reads-at-once-limited\] failed/,
-  });
   suite.breaks(
-    'queue-runtime-recorded',
-    'the record promises exactly-once delivery',
-    () => ({ record: { ...DECISION_RECORD, queue: { ...DECISION_RECORD.queue, delivery: 'exactly once' } } }),
-    { observed: /missing or vague: delivery/ },
+    'decision-record-backed',
+    'a cited check failed in the recorded run',
+    () => {
+      const run = runBacking(referenceRecord());
+      addLabResult(run.labsDir, '02-fake', [
+        { id: 'reads-at-once-limited', name: 'limit', ok: false, observed: 'peak reads in flight 2 (limit 2)' },
+        { id: 'queue-bounded', name: 'queue', ok: true, observed: 'longest queue 4 (capacity 4)' },
+      ]);
+      return run;
+    },
+    { observed: /check \[reads-at-once-limited\] failed in your run/ },
+  );
+  suite.breaks(
+    'queue-comparison-complete',
+    "bee-queue's result retention is left out",
+    () => ({ comparison: comparisonWith('bee-queue', { resultRetention: { says: '', source: 'bee-queue@2.0.0 README.md' } }) }),
+    { observed: /bee-queue: resultRetention is empty/ },
+  );
+  suite.breaks(
+    'queue-comparison-complete',
+    'the table describes another BullMQ than the one lab 08 installs',
+    () => ({ comparison: comparisonWith('bullmq', { version: '5.0.0' }) }),
+    { observed: /the table describes bullmq 5\.0\.0, lab 08 installs/ },
   );
   suite.breaks('valid-message-accepted', 'the limit is too small for an ordinary snapshot', () => ({ codec: createMessageCodec({ maxBytes: 100 }) }), {
     observed: /refused/,
@@ -99,6 +116,9 @@ describe('checks can fail', () => {
   });
   suite.breaks('oversize-refused', 'the size limit is 1 MiB instead of 64 KiB', () => ({ codec: createMessageCodec({ maxBytes: 1024 * 1024 }) }), {
     observed: /65536 bytes accepted/,
+  });
+  suite.breaks('oversize-refused', 'the codec validates a message before it measures it', () => ({ codec: validateFirstCodec() }), {
+    observed: /refused as invalid-message .*its size was not checked first/,
   });
   suite.breaks('float-price-refused', 'price_cents accepts any number', () => ({ codec: createMessageCodec({ schema: loosePrice }) }), {
     observed: /accepted price_cents 12\.5/,
@@ -111,7 +131,7 @@ describe('checks can fail', () => {
     'checker-script-drill',
     'the "with credentials" sample carries no credentials',
     () => {
-      const samplesDir = mkdtempSync(join(tmpdir(), 'lab07-samples-'));
+      const samplesDir = makeTempDir('samples');
       copyFileSync(join(labDir, 'samples', 'good.json'), join(samplesDir, 'good.json'));
       copyFileSync(join(labDir, 'samples', 'float-price.json'), join(samplesDir, 'float-price.json'));
       copyFileSync(join(labDir, 'samples', 'good.json'), join(samplesDir, 'with-credentials.json'));

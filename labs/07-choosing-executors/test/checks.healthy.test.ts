@@ -1,20 +1,28 @@
-// The other half of the can-fail proof: with healthy parts (in throwaway folders, so
-// these do not depend on labs 01-06 having run) the same checks pass.
+// The other half of the can-fail proof: with healthy parts (throwaway folders where a
+// recorded run is needed, so these do not depend on labs 01-06 having run) the same
+// checks pass.
+import { readFileSync } from 'node:fs';
 import { findCheck, runCheck } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
 import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
-import { DECISION_RECORD, type Evidence } from '../src/decision-record.ts';
-import { addFakeLab, addLabResult, fakeVerify, makeLabsDir } from './fake-labs.ts';
+import { REFERENCE_RECORD } from '../scripts/scenarios.ts';
+import { parseDecisionRecord } from '../src/decision-record.ts';
+import { addFakeLab, fakeVerify, makeLabsDir, runBacking } from './fake-labs.ts';
 
 const run = (id: string, deps: CheckDeps) => runCheck(findCheck(buildChecks(deps), id));
 
 describe('checks with healthy parts', () => {
-  it('When all four kinds cite evidence that exists, Then the decision record check passes', async () => {
-    const labsDir = makeLabsDir();
-    addLabResult(labsDir, '02-fake', [{ id: 'reads-at-once-limited', name: 'At most 2 reads run at once', ok: true, observed: 'peak 2 of 20' }]);
-    const evidence: Evidence = { lab: '02-fake', checkId: 'reads-at-once-limited', quote: /peak \d+/, shows: 'the limit holds' };
-    const record = { ...DECISION_RECORD, rows: DECISION_RECORD.rows.map((row) => ({ ...row, evidence: [evidence] })) };
-    expect(await run('decision-record-backed', { record, labsDir })).toMatchObject({ ok: true });
+  it('When a recorded run backs every value the reference record cites, Then the decision record check passes', async () => {
+    const fakeRun = runBacking(parseDecisionRecord(readFileSync(REFERENCE_RECORD, 'utf8')));
+    const result = await run('decision-record-backed', fakeRun);
+    expect(result).toMatchObject({ ok: true });
+    expect(result.observed).toContain('durable -> separate-process/task-queue [lab 01 [restart-forgets-jobs] "GET old id -> 404"');
+  });
+
+  it('When the comparison is the lesson\'s and lab 08 installs the BullMQ it describes, Then the comparison check passes', async () => {
+    const result = await run('queue-comparison-complete', {});
+    expect(result).toMatchObject({ ok: true });
+    expect(result.observed).toMatch(/^bullmq (\S+), graphile-worker .*; bullmq \1 is what lab 08 installs/);
   });
 
   it('When every earlier lab passes, Then the earlier labs check passes and writes .earlier-labs.json', { timeout: 120_000 }, async () => {

@@ -1,12 +1,15 @@
 // Builds a throwaway labs/ folder for tests: each fake lab has a real scripts/verify.ts
 // (run as a real child process) and, where asked, a .lab-result.json.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecordedCheck } from '../src/evidence.ts';
+import type { DecisionRecord } from '../src/decision-record.ts';
+import { writeEarlierLabsRecord, type EarlierLabStatus } from '../src/earlier-labs.ts';
+import type { RecordedCheck } from '../src/recorded-run.ts';
+import { makeTempDir } from './temp-dirs.ts';
 
+/** A throwaway labs/ folder, removed when the test file ends. */
 export function makeLabsDir(): string {
-  return mkdtempSync(join(tmpdir(), 'lab07-labs-'));
+  return makeTempDir('labs');
 }
 
 /** A lab whose verify script runs `body` (TypeScript source, an ES module like every lab's). */
@@ -60,4 +63,47 @@ export function hangingVerify(): string {
     `await runVerify({ lesson: 'xx', title: 'hangs', doc: 'none', checks: [{ id: 'hangs', name: 'hangs', run: hangs }] });`,
     '',
   ].join('\n');
+}
+
+/** A .earlier-labs.json in `labDir` saying how each lab did in the run. */
+export function addEarlierLabs(labDir: string, labs: Array<{ lab: string; status: EarlierLabStatus }>): void {
+  writeEarlierLabsRecord(labDir, {
+    ranAt: new Date().toISOString(),
+    totalMs: 1000,
+    labs: labs.map(({ lab, status }) => ({
+      lab,
+      status,
+      passed: status === 'passed' ? 1 : 0,
+      failed: status === 'passed' ? 0 : 1,
+      exitCode: status === 'passed' ? 0 : 1,
+      ms: 100,
+      summary: status === 'passed' ? '1 passed, 0 failed' : '0 passed, 1 failed',
+      failedChecks: [],
+    })),
+  });
+}
+
+export interface FakeRun {
+  /** The labs folder; .earlier-labs.json is written into it too, so it doubles as labDir. */
+  labsDir: string;
+  labDir: string;
+}
+
+/**
+ * A recorded run in which every check the record cites passed and observed its value
+ * (inside a longer sentence, as real checks do): lab "02" becomes the folder "02-fake".
+ * `observedFor` may change what one check observed.
+ */
+export function runBacking(record: DecisionRecord, observedFor: (checkId: string, value: string) => string = (_, value) => value): FakeRun {
+  const labsDir = makeLabsDir();
+  const byLab = new Map<string, RecordedCheck[]>();
+  for (const row of record.evidence) {
+    const lab = `${row.lab.slice(0, 2)}-fake`;
+    const checks = byLab.get(lab) ?? [];
+    checks.push({ id: row.checkId, name: `the check ${row.checkId}`, ok: true, observed: `before, ${observedFor(row.checkId, row.value)}, after` });
+    byLab.set(lab, checks);
+  }
+  for (const [lab, checks] of byLab) addLabResult(labsDir, lab, checks);
+  addEarlierLabs(labsDir, [...byLab.keys()].map((lab) => ({ lab, status: 'passed' })));
+  return { labsDir, labDir: labsDir };
 }

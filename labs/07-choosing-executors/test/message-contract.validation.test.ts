@@ -5,8 +5,11 @@ import {
   encodeMessage,
   MAX_MESSAGE_BYTES,
   MessageContractError,
+  type ExportMessage,
+  type MessageCodec,
 } from '../src/message-contract.ts';
 import { encodedSize, messageOfSize, productAt, sampleMessage } from '../src/sample-messages.ts';
+import { validateFirstCodec } from './fixtures/validate-first-codec.ts';
 
 function refusalOf(fn: () => unknown): MessageContractError {
   try {
@@ -26,7 +29,7 @@ describe('encodeMessage / decodeMessage', () => {
     expect(decodeMessage(bytes)).toEqual(message);
   });
 
-  it('When the job id is not a UUID, Then the message is refused naming job_id', () => {
+  it('When the job id is not a UUID, Then the message is refused naming job_id [test:job-id-must-be-uuid]', () => {
     const error = refusalOf(() => encodeMessage({ ...sampleMessage(1), job_id: 'job-1' }));
     expect(error.problem).toBe('invalid-message');
     expect(error.message).toContain('job_id');
@@ -100,3 +103,43 @@ describe('encodeMessage / decodeMessage', () => {
     expect(refusalOf(() => codec.encode(sampleMessage(20))).message).toContain('1024 bytes (1 KiB)');
   });
 });
+
+/** About 15 MB: 100,000 products whose reads are counted (JSON.stringify and zod both read each one's name). */
+function hugeMessage(): { message: ExportMessage; productsRead: () => number } {
+  const message = sampleMessage(100_000, 60);
+  const read = new Set<number>();
+  message.products.forEach((product, index) => {
+    const { name } = product;
+    Object.defineProperty(product, 'name', { enumerable: true, get: () => (read.add(index), name) });
+  });
+  return { message, productsRead: () => read.size };
+}
+
+describe('encode: the size comes first', () => {
+  it('When a huge message also breaks the contract, Then it is refused for its size, as the validate-first codec is not [test:size-before-validation]', () => {
+    const message = sampleMessage(100_000, 60);
+    productAt(message, 99_999).price_cents = 12.5;
+    const refusedAs = (codec: MessageCodec) => refusalOf(() => codec.encode(message)).code;
+    expect(refusedAs(createMessageCodec())).toBe('too-large');
+    expect(refusedAs(validateFirstCodec())).toBe('invalid-message');
+  });
+
+  it('When a 15 MB message is encoded, Then it is refused with the size error after reading under 1% of it, where validating first reads all of it [test:big-message-refused-fast]', () => {
+    const lesson = hugeMessage();
+    const error = refusalOf(() => encodeMessage(lesson.message));
+    expect(error.code).toBe('too-large');
+    expect(error.message).toBe(`the message is at least ${MAX_MESSAGE_BYTES} bytes; it must be smaller than ${MAX_MESSAGE_BYTES} bytes (64 KiB)`);
+    expect(lesson.productsRead()).toBeLessThan(1_000);
+
+    const validatingFirst = hugeMessage();
+    expect(refusalOf(() => validateFirstCodec().encode(validatingFirst.message)).code).toBe('too-large');
+    expect(validatingFirst.productsRead()).toBe(100_000);
+  });
+
+  it('When a message holds something JSON cannot write, Then validation still names the field', () => {
+    const error = refusalOf(() => encodeMessage({ ...sampleMessage(1), total: 10n }));
+    expect(error.code).toBe('invalid-message');
+    expect(error.message).toContain('total');
+  });
+});
+

@@ -7,7 +7,7 @@
 // a Redis that evicts or has no password.
 import { isDeepStrictEqual } from 'node:util';
 import { defineCheck, outcome, sharedScenario, type Check, type CheckOutcome } from '@tasks-lab/lab-kit';
-import { brokerConnection, EXPORT_JOB_NAME, EXPORTS_QUEUE, FAILED_RESULT_TTL_SECONDS, RESULT_TTL_SECONDS } from '../src/broker.ts';
+import { brokerConnection, brokerPort, EXPORT_JOB_NAME, EXPORTS_QUEUE, FAILED_RESULT_TTL_SECONDS, RESULT_TTL_SECONDS } from '../src/broker.ts';
 import { enqueueExport } from '../src/producer.ts';
 import {
   askBroker,
@@ -55,7 +55,7 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
   return [
     defineCheck({
       id: 'broker-answers-with-password',
-      name: 'PING answers PONG with the generated password (the lab Redis on 6384)',
+      name: `PING answers PONG with the generated password (the lab Redis on port ${parts.connection.port ?? brokerPort()})`,
       scenario: broker,
       judge: judgePing,
     }),

@@ -1,4 +1,4 @@
-// Lesson 08's experiments, against the lab's real Redis (127.0.0.1:6384, prefix
+// Lesson 08's experiments, against the lab's real Redis (127.0.0.1 on brokerPort(), prefix
 // tasks-lab08) with workers, the CLI and the dashboard in their own OS processes. Each
 // scenario does one thing and returns what it saw as typed evidence; scripts/checks.ts
 // judges it. Everything a scenario starts (processes, queues, connections) belongs to

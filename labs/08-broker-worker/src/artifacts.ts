@@ -19,11 +19,20 @@ export class InvalidArtifactIdError extends Error {
   }
 }
 
+/**
+ * One export, one spelling of its id. A UUID's hex digits may come in upper or lower
+ * case and both name the same export; the lower-case form is the one used as the BullMQ
+ * job id, in Redis keys and in file names. (It does not check the id: see safeArtifactId.)
+ */
+export function canonicalJobId(jobId: string): string {
+  return jobId.toLowerCase();
+}
+
 /** The canonical (lower-case) UUID, or InvalidArtifactIdError (lesson 01's id schema decides). */
 export function safeArtifactId(jobId: string): string {
   const parsed = jobIdSchema.safeParse(jobId);
   if (!parsed.success) throw new InvalidArtifactIdError(jobId);
-  return parsed.data.toLowerCase();
+  return canonicalJobId(parsed.data);
 }
 
 export function artifactPath(jobId: string, artifactsDir = ARTIFACTS_DIR): string {

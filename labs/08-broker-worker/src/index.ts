@@ -15,6 +15,7 @@ export {
   startWorker,
   waitForFinalState,
   waitForResult,
+  MAX_TIMER_MS,
   ResultTimeoutError,
 } from './queue-layer.ts';
 export type {
@@ -41,21 +42,38 @@ export {
   brokerConnection,
   describeBroker,
   brokerPort,
+  BROKER_REACH_TIMEOUT_MS,
+  BrokerUnreachableError,
+  brokerHint,
+  assertBrokerReachable,
   readBrokerSettings,
   jobKey,
 } from './broker.ts';
 export type { ExportJobName, BrokerSettings } from './broker.ts';
-export { WORKER_OPTIONS, SUBMIT_OPTIONS, SERVER_OPTIONS } from './options.ts';
-export type { WorkerOptionValues, SubmitOptionValues, ServerOptionValues } from './options.ts';
-export { LAB_DIR, ARTIFACTS_DIR, InvalidArtifactIdError, safeArtifactId, artifactPath, writeArtifact, sha256 } from './artifacts.ts';
+export { WORKER_OPTIONS, SUBMIT_OPTIONS, EXPORT_SUBMIT_OPTIONS, SERVER_OPTIONS } from './options.ts';
+export type { WorkerOptionValues, SubmitOptionValues, ExportSubmitOptionValues, ServerOptionValues } from './options.ts';
+export { LAB_DIR, ARTIFACTS_DIR, InvalidArtifactIdError, canonicalJobId, safeArtifactId, artifactPath, writeArtifact, sha256 } from './artifacts.ts';
 export type { ArtifactResult, ArtifactOptions } from './artifacts.ts';
-export { checkExportMessage, enqueueExport } from './producer.ts';
+export { checkExportMessage, enqueueExport, AlreadySubmittedError } from './producer.ts';
 export type { ExportsQueue, ExportJob, Retention } from './producer.ts';
 export { exportProductsHandler, exportHandlers, startExportWorker } from './export-worker.ts';
 export type { ExportHandlers, ExportsWorker, StartExportWorkerOptions } from './export-worker.ts';
 export { runWorkerProcess, SHUTDOWN_GRACE_MS } from './worker.ts';
-export { oneProductSnapshot, readSubmitOptions, DEFAULT_WAIT_SECONDS, EXIT_CONTRACT, EXIT_NO_RESULT } from './submit.ts';
-export { createDashboardApp, DASHBOARD_PATH } from './dashboard.ts';
-export type { AnyQueue } from './dashboard.ts';
+export type { RunWorkerOptions } from './worker.ts';
+export {
+  oneProductSnapshot,
+  productSnapshot,
+  readSubmitOptions,
+  UsageError,
+  SUBMIT_USAGE,
+  DEFAULT_WAIT_SECONDS,
+  EXIT_USAGE,
+  EXIT_CONTRACT,
+  EXIT_NO_RESULT,
+  EXIT_ALREADY_SUBMITTED,
+} from './submit.ts';
+export type { SubmitArguments } from './submit.ts';
+export { createDashboardApp, DASHBOARD_PATH, READ_METHODS, PAGING_LIMITS } from './dashboard.ts';
+export type { AnyQueue, DashboardAppOptions } from './dashboard.ts';
 export { startDashboardServer } from './server.ts';
 export type { DashboardServer, DashboardOptions } from './server.ts';

@@ -8,6 +8,7 @@
 //   STALLED_INTERVAL_MS  30000    how often a worker looks for jobs whose lock lapsed (BullMQ's default)
 //   MAX_STALLED_COUNT    1        stall re-runs before a job fails (BullMQ's default; lesson 09)
 //   SUBMIT_TIMEOUT_S     15       how long `pnpm submit` waits for the result (also --timeout-s)
+//   SUBMIT_ROWS          1        how many products `pnpm submit` puts in its snapshot (also --rows)
 //   PORT                 8000     the dashboard's port (0: any free port)
 import { defineOptions, durationMs, name, wholeNumber } from '@tasks-lab/lab-kit';
 import { EXPORTS_QUEUE } from './broker.ts';
@@ -22,12 +23,23 @@ export const WORKER_OPTIONS = defineOptions({
 });
 export type WorkerOptionValues = ReturnType<typeof WORKER_OPTIONS.defaults>;
 
-/** `pnpm submit`: which queue, and how long the terminal waits for the result. */
+/**
+ * A producer CLI: which queue, and how long the terminal waits for the result. An hour is
+ * the longest wait: far below Node's timer limit (2^31-1 ms, about 24.8 days), past which
+ * a timer fires at once. Lab 10's submit spreads these specs into its own.
+ */
 export const SUBMIT_OPTIONS = defineOptions({
   queueName: WORKER_OPTIONS.specs.queueName,
   waitSeconds: wholeNumber('SUBMIT_TIMEOUT_S', 15, { min: 1, max: 3600 }),
 });
 export type SubmitOptionValues = ReturnType<typeof SUBMIT_OPTIONS.defaults>;
+
+/** This lab's `pnpm submit`: SUBMIT_OPTIONS plus how many products its snapshot holds. */
+export const EXPORT_SUBMIT_OPTIONS = defineOptions({
+  ...SUBMIT_OPTIONS.specs,
+  rows: wholeNumber('SUBMIT_ROWS', 1, { min: 1, max: 100 }),
+});
+export type ExportSubmitOptionValues = ReturnType<typeof EXPORT_SUBMIT_OPTIONS.defaults>;
 
 /** `pnpm start`: which queue the dashboard shows, on which port. */
 export const SERVER_OPTIONS = defineOptions({

@@ -9,7 +9,7 @@
 //   enqueue        add one job; the BullMQ job id is the caller's choice (see below)
 //   startWorker    one processor that dispatches on the job name; unknown names are refused
 //   waitForFinalState  poll a job until it is completed or failed (events are lost when a worker is SIGKILLed)
-//   waitForResult  wait for one job's outcome through QueueEvents, bounded
+//   waitForResult  wait for one job's outcome through QueueEvents, bounded (at most MAX_TIMER_MS)
 import {
   Queue,
   QueueEvents,
@@ -243,17 +243,28 @@ export class ResultTimeoutError extends Error {
   }
 }
 
+/** The longest delay a Node timer keeps (2^31-1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Waits for the job's final outcome through QueueEvents, for at most `ttlMs`: its
  * return value, or the job's error. A timeout is not a failure of the job: it
  * reports the job's current state instead. For command-line scripts and checks only;
  * an HTTP handler answers 202 and never blocks on a worker.
+ *
+ * BullMQ's waitUntilFinished first asks Redis whether the job already finished, then
+ * listens for its completed/failed event; `ttlMs` goes to a plain setTimeout, so a
+ * value past MAX_TIMER_MS would end the wait at once and claim it waited. It is
+ * refused instead (RangeError), as is a zero, negative or fractional wait.
  */
 export async function waitForResult<Data, Result, Name extends string>(
   job: Job<Data, Result, Name>,
   events: QueueEvents<Result>,
   ttlMs: number,
 ): Promise<Result> {
+  if (!Number.isInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TIMER_MS) {
+    throw new RangeError(`the wait must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${ttlMs}`);
+  }
   try {
     return (await job.waitUntilFinished(events as QueueEvents, ttlMs)) as Result;
   } catch (err) {

@@ -5,22 +5,36 @@
 // for at most SHUTDOWN_GRACE_MS.
 import { ensureInfra } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
-import { describeBroker, type ExportJobName } from './broker.ts';
+import type { RedisOptions } from 'ioredis';
+import { assertBrokerReachable, brokerConnection, describeBroker, type ExportJobName } from './broker.ts';
 import { exportHandlers, startExportWorker, type ExportHandlers, type ExportsWorker } from './export-worker.ts';
 import { WORKER_OPTIONS } from './options.ts';
 
 /** How long a stopping worker may spend finishing its jobs before it exits anyway (an export takes milliseconds). */
 export const SHUTDOWN_GRACE_MS = 10 * SECOND;
 
+export interface RunWorkerOptions {
+  /** @defaultValue brokerConnection(); a test fixture passes a wrong address on purpose. */
+  connection?: RedisOptions;
+}
+
 /**
  * Starts the worker with `handlers` and prints one ready line:
  * `worker <pid> ready: queue <name>, concurrency <n>, registered: <job names>`.
- * The can-fail fixtures call it with broken handlers.
+ * The broker is asked for PONG first: at a wrong address (a Compose name such as
+ * `redis:6379`, an old port) the process ends with one line saying where the broker
+ * is, instead of BullMQ reconnecting for ever. The can-fail fixtures pass broken handlers.
  */
-export async function runWorkerProcess<Name extends string = ExportJobName>(handlers: ExportHandlers<Name>): Promise<ExportsWorker<Name>> {
-  const options = WORKER_OPTIONS.read(); // a bad value stops the process here, before Redis is touched
+export async function runWorkerProcess<Name extends string = ExportJobName>(
+  handlers: ExportHandlers<Name>,
+  options: RunWorkerOptions = {},
+): Promise<ExportsWorker<Name>> {
+  const settings = WORKER_OPTIONS.read(); // a bad value stops the process here, before Redis is touched
   await ensureInfra({ services: ['redis'], log: (line) => console.log(`[infra] ${line}`) });
-  const worker = startExportWorker({ ...options, handlers });
+  const connection = options.connection ?? brokerConnection();
+  console.log(describeBroker(connection));
+  await assertBrokerReachable(connection);
+  const worker = startExportWorker({ ...settings, handlers, connection });
   onShutdown(idempotent(() => worker.close()), { graceMs: SHUTDOWN_GRACE_MS });
 
   worker.on('completed', (job, result) => {
@@ -31,9 +45,8 @@ export async function runWorkerProcess<Name extends string = ExportJobName>(hand
   });
 
   await worker.waitUntilReady();
-  console.log(describeBroker());
   console.log(
-    `worker ${process.pid} ready: queue ${options.queueName}, concurrency ${worker.opts.concurrency}, registered: ${Object.keys(handlers).join(', ')}`,
+    `worker ${process.pid} ready: queue ${settings.queueName}, concurrency ${worker.opts.concurrency}, registered: ${Object.keys(handlers).join(', ')}`,
   );
   return worker;
 }

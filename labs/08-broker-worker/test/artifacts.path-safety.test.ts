@@ -23,14 +23,14 @@ describe('writeArtifact', () => {
     expect(result.path.endsWith(`${id}.json`)).toBe(true);
   });
 
-  it('When the id is upper-case, Then the file name uses the canonical lower-case form', () => {
+  it('When the id is upper-case, Then the file name uses the canonical lower-case form [test:artifact-name-canonical]', () => {
     const id = randomUUID();
     writeArtifact(id.toUpperCase(), rows, { artifactsDir: dir });
     expect(readdirSync(dir)).toEqual([`${id}.json`]);
   });
 
   for (const bad of ['../../etc/passwd', '', 'not-a-uuid', `${randomUUID()}/../x`, `${randomUUID()}.json`]) {
-    it(`When the id is ${JSON.stringify(bad)}, Then it is refused with a clear error and no file or folder appears`, () => {
+    it(`When the id is ${JSON.stringify(bad)}, Then it is refused with a clear error and no file or folder appears [test:artifact-id-checked-before-path]`, () => {
       const target = join(dir, 'nested');
       expect(() => writeArtifact(bad, rows, { artifactsDir: target })).toThrow(InvalidArtifactIdError);
       expect(() => writeArtifact(bad, rows, { artifactsDir: target })).toThrow(/is not a UUID/);

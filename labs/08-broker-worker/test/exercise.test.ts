@@ -32,18 +32,18 @@ afterAll(async () => {
 });
 
 describe('lookupExport', () => {
-  it('When the id was never submitted, Then the answer is "unknown", not "waiting"', async () => {
+  it('When the id was never submitted, Then the answer is "unknown", not "waiting" [test:lookup-unknown-id]', async () => {
     const id = randomUUID();
     expect(await lookupExport(queue, id)).toEqual({ state: 'unknown', jobId: id });
   });
 
-  it('When no worker runs and the wait ran out, Then the same id is still pending (waiting)', async () => {
+  it('When no worker runs and the wait ran out, Then the same id is still pending (waiting) [test:lookup-pending-while-stopped]', async () => {
     const message = sampleMessage(1);
     await enqueueExport(queue, message);
     expect(await lookupExport(queue, message.job_id)).toEqual({ state: 'pending', jobId: message.job_id, detail: 'waiting' });
   });
 
-  it('When a worker starts later and finishes, Then the same id answers "completed" with the path and row count', async () => {
+  it('When a worker starts later and finishes, Then the same id answers "completed" with the path and row count [test:lookup-completed-same-id]', async () => {
     const message = sampleMessage(2);
     await enqueueExport(queue, message);
     worker = startExportWorker({ queueName, handlers: exportHandlers({ artifactsDir }) });
@@ -53,7 +53,7 @@ describe('lookupExport', () => {
     expect(answer).toMatchObject({ jobId: message.job_id, result: { job_id: message.job_id, rows: 2 } });
   });
 
-  it('When the job failed, Then the answer carries the reason', async () => {
+  it('When the job failed, Then the answer carries the reason [test:lookup-failed-reason]', async () => {
     // A job name no worker handles, added the way an outdated producer would.
     const careless = await openQueue<unknown, unknown, string>(exportsAddress(queueName));
     const jobId = randomUUID();

@@ -78,7 +78,7 @@ describe('a refusal in a real worker', () => {
     await obliterateQueues([queueName]);
   });
 
-  it('When a job has an unknown name and 3 attempts, Then it fails after 1 attempt (no retry) with the refusal as its reason', async () => {
+  it('When a job has an unknown name and 3 attempts, Then it fails after 1 attempt (no retry) with the refusal as its reason [test:unknown-name-not-retried]', async () => {
     worker = startExportWorker({ queueName, handlers: exportHandlers({ artifactsDir }) });
     await worker.waitUntilReady();
     // A producer that names jobs freely: what an outdated or mistyped one would send.

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { OptionsError } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
-import { SERVER_OPTIONS, SUBMIT_OPTIONS, WORKER_OPTIONS } from '../src/options.ts';
-import { readSubmitOptions } from '../src/submit.ts';
+import { EXPORT_SUBMIT_OPTIONS, SERVER_OPTIONS, SUBMIT_OPTIONS, WORKER_OPTIONS } from '../src/options.ts';
+import { readSubmitOptions, UsageError } from '../src/submit.ts';
 
 describe('the options', () => {
   it("When nothing is set, Then every option has the course's value", () => {
@@ -13,6 +14,7 @@ describe('the options', () => {
       maxStalledCount: 1,
     });
     expect(SUBMIT_OPTIONS.read({ env: {} })).toEqual({ queueName: 'exports', waitSeconds: 15 });
+    expect(EXPORT_SUBMIT_OPTIONS.read({ env: {} })).toEqual({ queueName: 'exports', waitSeconds: 15, rows: 1 });
     expect(SERVER_OPTIONS.read({ env: {} })).toEqual({ queueName: 'exports', port: 8000 });
   });
 
@@ -58,13 +60,43 @@ describe('the submit CLI options', () => {
     expect(readSubmitOptions(['--timeout-s', '2'], { SUBMIT_TIMEOUT_S: '4' }).waitSeconds).toBe(2);
   });
 
-  for (const value of ['soon', '0', '-3', '2.5']) {
+  for (const value of ['soon', '0', '-3', '2.5', '3601', '2147484']) {
     it(`When --timeout-s is ${value}, Then it is refused with the bounds`, () => {
-      expect(() => readSubmitOptions(['--timeout-s', value], {})).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/);
+      expect(() => readSubmitOptions([`--timeout-s=${value}`], {})).toThrow(OptionsError);
+      expect(() => readSubmitOptions([`--timeout-s=${value}`], {})).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/);
     });
   }
 
-  it('When --timeout-s has no value, Then it is refused rather than ignored', () => {
-    expect(() => readSubmitOptions(['--timeout-s'], {})).toThrow(/SUBMIT_TIMEOUT_S must be/);
+  it("When --timeout-s is past Node's timer limit (2147484 s > 2^31-1 ms), Then it is refused, never turned into a timer [test:timeout-over-timer-limit-refused]", () => {
+    expect(() => readSubmitOptions(['--timeout-s', '2147484'], {})).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600, got "2147484"/);
+    expect(() => readSubmitOptions([], { SUBMIT_TIMEOUT_S: '2147484' })).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/);
+  });
+
+  for (const argv of [['--timeout-s'], ['--timeout-s', ''], ['--timeout-s', '-3']]) {
+    it(`When the arguments are ${JSON.stringify(argv)}, Then they are refused as a usage error rather than ignored`, () => {
+      expect(() => readSubmitOptions(argv, {})).toThrow(UsageError);
+    });
+  }
+
+  for (const argv of [['--timeout', '5'], ['5'], ['--rows', '2', 'extra'], ['-t', '5']]) {
+    it(`When the arguments are ${JSON.stringify(argv)}, Then the unknown part is refused with a UsageError naming it`, () => {
+      expect(() => readSubmitOptions(argv, {})).toThrow(UsageError);
+      expect(() => readSubmitOptions(argv, {})).toThrow(/Unknown option|Unexpected argument/);
+    });
+  }
+
+  it('When --job-id is an upper-case UUID, Then it is read in its canonical lower-case form; a non-UUID is refused', () => {
+    const id = randomUUID();
+    expect(readSubmitOptions(['--job-id', id.toUpperCase()], {}).jobId).toBe(id);
+    expect(() => readSubmitOptions(['--job-id', '../etc/passwd'], {})).toThrow(/--job-id must be a UUID/);
+  });
+
+  it('When --rows is given, Then it sets SUBMIT_ROWS, within 1 to 100', () => {
+    expect(readSubmitOptions(['--rows', '3'], {}).rows).toBe(3);
+    expect(() => readSubmitOptions(['--rows', '101'], {})).toThrow(/SUBMIT_ROWS must be a whole number from 1 to 100/);
+  });
+
+  it('When `pnpm submit -- --rows 2` passes the `--` along, Then it is skipped', () => {
+    expect(readSubmitOptions(['--', '--rows', '2'], {}).rows).toBe(2);
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('enqueueExport', () => {
-  it('When a valid message is submitted, Then the BullMQ job id is the business job_id and it waits', async () => {
+  it('When a valid message is submitted with no worker running, Then enqueue returns at once with the business job_id as the BullMQ id, and the job waits [test:submit-returns-without-waiting]', async () => {
     const message = sampleMessage(2);
     const job = await enqueueExport(queue, message);
     expect(job.id).toBe(message.job_id);
@@ -38,17 +38,6 @@ describe('enqueueExport', () => {
     const stored = await queue.getJob(job.id ?? '');
     expect(stored?.opts.removeOnComplete).toEqual(RESULT_RETENTION.removeOnComplete);
     expect(stored?.opts.removeOnFail).toEqual({ age: 86_400 });
-  });
-
-  it('When the same business id is submitted twice, Then BullMQ silently keeps the first job (no error, no second job)', async () => {
-    const first = sampleMessage(1);
-    const second = { ...sampleMessage(3), job_id: first.job_id };
-    await enqueueExport(queue, first);
-    const before = await queue.count();
-    const again = await enqueueExport(queue, second);
-    expect(again.id).toBe(first.job_id);
-    expect((await queue.getJob(first.job_id))?.data.products).toHaveLength(1);
-    expect(await queue.count()).toBe(before);
   });
 
   it('When a message breaks the contract, Then it is refused before Redis and the queue does not grow', async () => {
@@ -88,6 +77,14 @@ describe('waitForResult', () => {
     expect((error as ResultTimeoutError).code).toBe('result-timeout');
     expect((error as Error).message).toBe(`no result within 0.3 s; the job is still waiting (id ${job.id})`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(await queue.getJobState(job.id ?? '')).toBe('waiting');
+  });
+
+  it("When the wait is longer than Node's timer limit (2^31-1 ms), Then it is refused at once instead of firing early and claiming it waited [test:wait-over-timer-limit-refused]", async () => {
+    const job = await enqueueExport(queue, sampleMessage(1));
+    const error = await waitForResult(job, events, 2 ** 31).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).message).toMatch(/wait must be a whole number of milliseconds from 1 to 2147483647, got 2147483648/);
     expect(await queue.getJobState(job.id ?? '')).toBe('waiting');
   });
 });

@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('the worker process', () => {
-  it('When it starts, Then it announces its queue, concurrency 2 and products.export, and Redis lists it', async () => {
+  it('When it starts with brokerConnection(), Then it announces its queue, concurrency 2 and products.export, and Redis lists it [test:worker-ready-on-lab-broker]', async () => {
     expect(worker.output()).toMatch(new RegExp(`worker ${worker.pid} ready: queue ${queueName}, concurrency 2, registered: products.export`));
     expect(await queue.getWorkersCount()).toBe(1);
   });

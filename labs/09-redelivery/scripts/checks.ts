@@ -9,6 +9,7 @@ import {
   blockedLoopExperiment,
   crashAfterRename,
   duplicateDelivery,
+  lateAckWindow,
   poisonJob,
   prefetchExperiment,
   readersDuringRewrites,
@@ -17,7 +18,7 @@ import {
 } from './scenarios.ts';
 
 export interface CheckDeps {
-  /** The export worker's entry file (a fixture may render non-deterministic bytes). */
+  /** The export worker's entry file (a fixture may render non-deterministic bytes, or acknowledge early). */
   workerScript?: string;
   /** How the artifact is written (a broken variant writes in place). */
   write?: ArtifactWriter;
@@ -34,6 +35,14 @@ export interface CheckDeps {
 }
 
 const short = (digest?: string) => (digest ? digest.slice(0, 12) : 'none');
+
+/** The late-ack window of the run that completed: side effects first, then BullMQ's "completed". */
+const describeWindow = (windowMs?: number) =>
+  windowMs === undefined
+    ? 'no run completed'
+    : windowMs >= 0
+      ? `the run that completed spent ${windowMs} ms between its side effects and BullMQ's "completed"`
+      : `BullMQ's "completed" came ${-windowMs} ms BEFORE the side effects (an early ack)`;
 
 /** A poison job may use 4 workers: with maxStalledCount 1 it must be failed by the third. */
 const POISON_WORKERS = 4;
@@ -106,6 +115,34 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
           `worker ${e.firstWorkerPid} died (${e.firstWorkerExit}) with the file written (sha256 ${short(e.digestAfterCrash)}) and the job still ${e.stateAfterCrash}; ` +
             `${e.executions.length} executions by pids ${pids.join(', ')}; ${e.finalState} by ${e.result?.pid ?? 'nobody'} after ${e.recoveryMs} ms; ` +
             `final sha256 ${short(e.finalDigest)}; attemptsMade ${e.attemptsMade}, attemptsStarted ${e.attemptsStarted}`,
+        );
+      },
+    }),
+    defineCheck({
+      id: 'late-ack-window-duplicates',
+      name: 'late ack: a worker killed between its side effects and the completion makes them happen twice; a non-idempotent ledger counts 2, the idempotent artifact stays 1 file with 1 digest',
+      timeoutMs: 120_000,
+      scenario: (signal) => lateAckWindow(signal, { workerScript: deps.workerScript }),
+      judge: (e) => {
+        const ledgerPids = e.ledger.map((line) => line.pid);
+        const ok =
+          e.firstWorkerExit === 'SIGKILL' &&
+          e.stateAfterCrash === 'active' &&
+          e.ledgerAfterCrash.length === 1 &&
+          e.digestAfterCrash !== undefined &&
+          e.finalState === 'completed' &&
+          e.executions.length === 2 &&
+          e.ledger.length === 2 &&
+          ledgerPids[0] === e.firstWorkerPid &&
+          ledgerPids[1] === e.secondWorkerPid &&
+          e.artifactFiles.length === 1 &&
+          e.finalDigest === e.digestAfterCrash &&
+          e.windowMs !== undefined;
+        return outcome(
+          ok,
+          `worker ${e.firstWorkerPid} died (${e.firstWorkerExit}) after ${e.ledgerAfterCrash.length} ledger line(s) and the artifact (sha256 ${short(e.digestAfterCrash)}), ` +
+            `the job being ${e.stateAfterCrash} in Redis; ${e.executions.length} execution(s); ledger (not idempotent): ${e.ledger.length} line(s) by pids ${ledgerPids.join(', ') || 'none'}; ` +
+            `artifact (idempotent): ${e.artifactFiles.length} file(s), sha256 ${short(e.finalDigest)}; ${e.finalState}; ${describeWindow(e.windowMs)}`,
         );
       },
     }),

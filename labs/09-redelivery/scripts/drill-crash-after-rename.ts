@@ -1,12 +1,12 @@
 // The fault drill by hand: `pnpm drill:crash-after-rename`. Worker A (LAB_FAULTS=
 // after-rename:crash:once) writes the file and kills itself before BullMQ hears about
 // it; worker B, started without faults, picks the job up after the stall check.
-import { ensureInfra } from '@tasks-lab/infra';
 import { runMain } from '@tasks-lab/lab-kit';
+import { ensureServices } from '../src/services.ts';
 import { crashAfterRename, DRILL_TIMINGS, runByHand } from './scenarios.ts';
 
 runMain(import.meta.url, async () => {
-  await ensureInfra({ services: ['redis'], log: (line) => console.log(line) });
+  await ensureServices(['redis']);
   console.log(`lockDuration ${DRILL_TIMINGS.lockDurationMs} ms, stalledInterval ${DRILL_TIMINGS.stalledIntervalMs} ms (BullMQ's defaults: 30000 and 30000)`);
   const e = await runByHand((signal) => crashAfterRename(signal, { log: (line) => console.log(line) }));
   for (const [i, x] of e.executions.entries()) {

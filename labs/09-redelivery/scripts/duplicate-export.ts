@@ -1,7 +1,6 @@
 // Step 3 of the lesson: one business export delivered twice under two different BullMQ
 // job ids. Start `pnpm worker` in another terminal first (same EXPORTS_QUEUE).
 import { readFile } from 'node:fs/promises';
-import { ensureInfra } from '@tasks-lab/infra';
 import { runMain, withResources } from '@tasks-lab/lab-kit';
 import { sampleMessage, type ExportMessage } from '@tasks-lab/07-choosing-executors';
 import { openQueue, openQueueEvents, sha256, waitForResult, type ExportJobName } from '@tasks-lab/08-broker-worker';
@@ -9,10 +8,11 @@ import type { DeliveryResult } from '../src/export-worker.ts';
 import { WORKER_OPTIONS } from '../src/options.ts';
 import { exportsAddress } from '../src/queue.ts';
 import { submitExport } from '../src/submit.ts';
+import { ensureServices } from '../src/services.ts';
 import { runByHand } from './scenarios.ts';
 
 runMain(import.meta.url, async () => {
-  await ensureInfra({ services: ['redis'], log: (line) => console.log(line) });
+  await ensureServices(['redis']);
   const address = exportsAddress(WORKER_OPTIONS.read().queueName);
   return runByHand((signal) =>
     withResources(signal, async (res) => {

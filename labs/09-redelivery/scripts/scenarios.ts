@@ -38,6 +38,7 @@ import { existingDigest, finalArtifactPath, isTempArtifact, renderArtifactBytes,
 import { BUSY_JOB_NAME, type BusyJobData, type BusyJobResult } from '../src/busy-work.ts';
 import { clearExecutions, readExecutions, type ExecutionEntry } from '../src/execution-log.ts';
 import type { DeliveryResult } from '../src/export-worker.ts';
+import { readLedger, type LedgerEntry } from '../src/ledger.ts';
 import { CPU_WORKER_OPTIONS, WORKER_OPTIONS } from '../src/options.ts';
 import { exportsAddress, type ExportJob, type ExportsQueue } from '../src/queue.ts';
 import { submitExport, type SubmitExportOptions } from '../src/submit.ts';
@@ -75,6 +76,8 @@ export interface WorkerProcessOptions {
   faults?: string;
   /** @defaultValue DRILL_TIMINGS, concurrency 1 and maxStalledCount 1 */
   settings?: Partial<WorkerSettings>;
+  /** EXPORT_LEDGER=on: one ledger line per delivery, the late-ack drill's non-idempotent side effect. */
+  ledger?: boolean;
 }
 
 export async function withSandbox<T>(label: string, signal: AbortSignal | undefined, work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
@@ -98,7 +101,15 @@ export async function withSandbox<T>(label: string, signal: AbortSignal | undefi
           readyTimeoutMs: 45_000,
           resources: res,
           env: {
-            ...WORKER_OPTIONS.toEnv({ queueName: address.queueName, artifactDir, concurrency: 1, maxStalledCount: 1, ...DRILL_TIMINGS, ...options.settings }),
+            ...WORKER_OPTIONS.toEnv({
+              queueName: address.queueName,
+              artifactDir,
+              concurrency: 1,
+              maxStalledCount: 1,
+              ...DRILL_TIMINGS,
+              ...options.settings,
+              ledger: options.ledger ? 'on' : 'off',
+            }),
             // Set even when empty: a replacement worker must not inherit a fault from this shell.
             [FAULTS_ENV]: options.faults ?? '',
           },
@@ -239,6 +250,77 @@ export async function crashAfterRename(signal?: AbortSignal, options: { workerSc
       attemptsMade: job.attemptsMade,
       attemptsStarted: job.attemptsStarted,
       recoveryMs: Date.now() - crashedAt,
+    };
+  });
+}
+
+// ---- 3b. the late-ack window: a crash between the side effects and the completion ------
+
+export interface LateAckWindowEvidence {
+  maxStalledCount: number;
+  firstWorkerPid: number;
+  firstWorkerExit: string;
+  stateAfterCrash: string;
+  /** What the killed worker left behind: its ledger lines and the artifact's digest. */
+  ledgerAfterCrash: LedgerEntry[];
+  digestAfterCrash?: string;
+  secondWorkerPid: number;
+  finalState: string;
+  failedReason?: string;
+  executions: ExecutionEntry[];
+  /** The non-idempotent side effect: one line per delivery that got that far. */
+  ledger: LedgerEntry[];
+  /** The idempotent one: `<job_id>.json` files in the folder at the end. */
+  artifactFiles: string[];
+  finalDigest?: string;
+  /** In the run that completed: from its side effects (its ledger line) to BullMQ's finishedOn. */
+  windowMs?: number;
+  attemptsStarted: number;
+}
+
+/**
+ * Worker A, with the ledger on, writes the artifact and its ledger line and is killed at
+ * `after-rename`, inside the late-ack window; worker B, started without faults, gets the
+ * job back from the stalled check (if maxStalledCount allows) and does it all again.
+ */
+export async function lateAckWindow(
+  signal?: AbortSignal,
+  options: { workerScript?: string; maxStalledCount?: number; log?: Log } = {},
+): Promise<LateAckWindowEvidence> {
+  const log = options.log ?? quiet;
+  const maxStalledCount = options.maxStalledCount ?? 1;
+  return withSandbox('late-ack', signal, async (sandbox) => {
+    const message = sampleMessage(3);
+    const worker = (faults?: string) => sandbox.startWorker({ script: options.workerScript, faults, ledger: true, settings: { maxStalledCount } });
+    const first = await worker(CRASH_ONCE);
+    log(`worker A (pid ${first.pid}) started with EXPORT_LEDGER=on, ${FAULTS_ENV}=${CRASH_ONCE}, maxStalledCount ${maxStalledCount}`);
+    const jobId = idOf(await submitExport(sandbox.queue, message));
+    const exit = await first.exited;
+    const stateAfterCrash = await sandbox.queue.getJobState(jobId);
+    const ledgerAfterCrash = await readLedger(sandbox.artifactDir, message.job_id);
+    const digestAfterCrash = await existingDigest(finalArtifactPath(sandbox.artifactDir, message.job_id));
+    log(`worker A exited (${exit.signal ?? exit.code}) with ${ledgerAfterCrash.length} ledger line(s) and ${digestAfterCrash ? 'the artifact' : 'no artifact'} written; the job is "${stateAfterCrash}"`);
+    const second = await worker();
+    log(`worker B (pid ${second.pid}) started without faults`);
+    const { state, job } = await waitForFinalState(sandbox.queue, jobId, { timeoutMs: 45_000, signal: sandbox.res.signal });
+    const ledger = await readLedger(sandbox.artifactDir, message.job_id);
+    const lastLine = ledger.at(-1);
+    return {
+      maxStalledCount,
+      firstWorkerPid: first.pid,
+      firstWorkerExit: exit.signal ?? `code ${exit.code}`,
+      stateAfterCrash,
+      ledgerAfterCrash,
+      digestAfterCrash,
+      secondWorkerPid: second.pid,
+      finalState: state,
+      failedReason: job.failedReason,
+      executions: await sandbox.executions(message.job_id),
+      ledger,
+      artifactFiles: (await readdir(sandbox.artifactDir)).filter((name) => name.endsWith('.json')),
+      finalDigest: await existingDigest(finalArtifactPath(sandbox.artifactDir, message.job_id)),
+      windowMs: state === 'completed' && job.finishedOn !== undefined && lastLine ? job.finishedOn - lastLine.at : undefined,
+      attemptsStarted: job.attemptsStarted,
     };
   });
 }

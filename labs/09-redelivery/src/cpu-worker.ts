@@ -2,6 +2,7 @@
 // loop". PROCESSOR=inline runs the busy loop on this process's event loop;
 // PROCESSOR=sandboxed hands it to a child process BullMQ forks (with the tsx loader, so
 // the processor can stay a .ts file). Settings: src/options.ts (CPU_WORKER_OPTIONS).
+// Like every process of this lab, it makes sure the lab's Redis runs first ([infra] ...).
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -11,6 +12,7 @@ import { queueConnection, startWorker, type WorkerSettings } from '@tasks-lab/08
 import { BUSY_JOB_NAME, runBusyJob, type BusyJobData, type BusyJobResult } from './busy-work.ts';
 import { CPU_WORKER_OPTIONS } from './options.ts';
 import { exportsAddress } from './queue.ts';
+import { ensureServices } from './services.ts';
 
 type BusyWorker = Worker<BusyJobData, BusyJobResult, typeof BUSY_JOB_NAME>;
 
@@ -43,6 +45,7 @@ function startSandboxedWorker(queueName: string, settings: WorkerSettings): Busy
 async function main(): Promise<void> {
   const { queueName, processor, ...timings } = CPU_WORKER_OPTIONS.read();
   const settings = { ...timings, concurrency: 1 };
+  await ensureServices(['redis']);
   const log = new Redis(redisOptions());
   const worker: BusyWorker =
     processor === 'sandboxed'

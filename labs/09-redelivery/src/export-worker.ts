@@ -1,6 +1,7 @@
 // The products.export handler of this lesson. It records each delivery, writes the
-// artifact atomically, and then passes the fault point `after-rename`: the work is
-// done, BullMQ has not heard that it is done. A drill switches a crash on there
+// artifact atomically (and, in the late-ack drill, appends its ledger line), and then
+// passes the fault point `after-rename`: the work is done, BullMQ has not heard that it
+// is done. That gap is the late-ack window. A drill switches a crash on there
 // (LAB_FAULTS=after-rename:crash:once); the job's payload never says "crash".
 // Dispatch on the job name and the refusal of unknown names come from lab 08's layer.
 import { Redis } from 'ioredis';
@@ -10,6 +11,7 @@ import { decodeMessage } from '@tasks-lab/07-choosing-executors';
 import { EXPORT_JOB_NAME, startWorker, type WorkerSettings } from '@tasks-lab/08-broker-worker';
 import { writeArtifactAtomically, type ArtifactOutcome, type ArtifactWriter, type RenderArtifact } from './artifact.ts';
 import { recordExecution } from './execution-log.ts';
+import { appendLedgerLine } from './ledger.ts';
 import { exportsAddress, type ExportJob, type ExportsWorker } from './queue.ts';
 
 /** Where a drill may break this worker on purpose (LAB_FAULTS). */
@@ -31,6 +33,8 @@ export interface ExportWorkerOptions extends WorkerSettings {
   write?: ArtifactWriter;
   /** @defaultValue faultPoints(EXPORT_FAULT_POINTS), switched on by LAB_FAULTS */
   faults?: FaultPoints<ExportFaultPoint>;
+  /** 'on': also append a ledger line per delivery, the drill's non-idempotent side effect. @defaultValue 'off' */
+  ledger?: 'off' | 'on';
 }
 
 export interface ExportWorkerHandle {
@@ -57,7 +61,9 @@ export function startExportWorker(options: ExportWorkerOptions): ExportWorkerHan
       startedAt: Date.now(),
     });
     const outcome = await write(options.artifactDir, message, { render: options.render });
-    // The file is complete under its final name; the job is still `active` in Redis.
+    if (options.ledger === 'on') await appendLedgerLine(options.artifactDir, message, { pid: process.pid, bullJobId: job.id ?? '?', at: Date.now() });
+    // The late-ack window opens here: the file is complete under its final name (and the
+    // ledger has its line), the job is still `active` in Redis until this function returns.
     await faults.hit('after-rename');
     return { ...outcome, pid: process.pid, bullJobId: job.id ?? '?' };
   };

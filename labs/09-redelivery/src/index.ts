@@ -14,6 +14,10 @@ export {
 export type { RenderArtifact, ArtifactOutcome, WriteArtifactOptions, ArtifactWriter } from './artifact.ts';
 export { executionLogKey, recordExecution, readExecutions, clearExecutions } from './execution-log.ts';
 export type { ExecutionEntry } from './execution-log.ts';
+export { appendLedgerLine, ledgerPath, readLedger } from './ledger.ts';
+export type { LedgerEntry } from './ledger.ts';
+export { ensureServices } from './services.ts';
+export type { Print } from './services.ts';
 export { QUEUE_PREFIX, exportsAddress } from './queue.ts';
 export type { ExportsQueue, ExportsWorker, ExportJob } from './queue.ts';
 export { submitExport } from './submit.ts';

@@ -13,14 +13,17 @@ const broker = BROKER_WORKER_OPTIONS.specs;
 
 /**
  * The export worker (`pnpm worker`): lesson 08's queue, concurrency, lock and stall
- * settings, plus where the artifacts go. The timings keep BullMQ's defaults (30000,
- * 30000, 1); the drills shorten them through the same variables.
+ * settings, plus where the artifacts go and whether the drill's ledger is on. The
+ * timings keep BullMQ's defaults (30000, 30000, 1); the drills shorten them through
+ * the same variables.
  */
 export const WORKER_OPTIONS = defineOptions({
   ...broker,
   // One job at a time, as the course runs this lesson: a SIGKILL then interrupts exactly one delivery.
   concurrency: { ...broker.concurrency, default: 1 },
   artifactDir: text('ARTIFACT_DIR', join(LAB_DIR, 'artifacts')),
+  // The late-ack drill's side effect that is NOT idempotent (src/ledger.ts); off unless a drill asks.
+  ledger: choice('EXPORT_LEDGER', 'off', ['off', 'on']),
 });
 
 /**

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 describe('renderArtifactBytes', () => {
-  it('When the same snapshot arrives with its keys in another order, Then the bytes and digest are identical', () => {
+  it('When the same snapshot arrives with its keys in another order, Then the bytes and digest are identical [test:same-snapshot-same-bytes]', () => {
     const message = sampleMessage(2);
     const reordered = {
       products: message.products.map((p) => ({ price_cents: p.price_cents, is_active: p.is_active, description: p.description, name: p.name, id: p.id })),
@@ -24,7 +24,7 @@ describe('renderArtifactBytes', () => {
     expect(sha256(renderArtifactBytes(reordered))).toBe(sha256(renderArtifactBytes(message)));
   });
 
-  it('When one product field changes, Then the digest changes', () => {
+  it('When one product field changes, Then the digest changes [test:digest-follows-snapshot]', () => {
     const message = sampleMessage(2);
     const changed = structuredClone(message);
     productAt(changed, 1).price_cents += 1;
@@ -33,7 +33,7 @@ describe('renderArtifactBytes', () => {
 });
 
 describe('writeArtifactAtomically', () => {
-  it('When a job is written twice, Then there is one file named after the job id, with the reported digest, and no temp file', async () => {
+  it('When a job is written twice, Then there is one file named after the job id, with the reported digest, and no temp file [test:one-file-per-business-id]', async () => {
     const message = sampleMessage(3);
     const first = await writeArtifactAtomically(dir, message);
     const second = await writeArtifactAtomically(dir, message);
@@ -44,7 +44,19 @@ describe('writeArtifactAtomically', () => {
     expect(sha256(await readFile(first.path))).toBe(first.sha256);
   });
 
-  it('When the rename fails, Then the temp file is removed and the error is raised', async () => {
+  it('When two deliveries of one job carry different snapshots, Then the last one wins: rename makes each version whole, not the right one [test:rename-last-writer-wins]', async () => {
+    const message = sampleMessage(2);
+    const edited = structuredClone(message);
+    productAt(edited, 0).name = 'Renamed after the job was queued';
+    await writeArtifactAtomically(dir, message);
+    const last = await writeArtifactAtomically(dir, edited);
+
+    // No error, one file, and it holds the edited snapshot: nothing noticed the conflict.
+    expect(await readdir(dir)).toEqual([`${message.job_id}.json`]);
+    expect(sha256(await readFile(last.path))).toBe(sha256(renderArtifactBytes(edited)));
+  });
+
+  it('When the rename fails, Then the temp file is removed and the error is raised [test:failed-rename-cleans-up]', async () => {
     const message = sampleMessage(1);
     // A directory where the final file should go makes rename() fail.
     await mkdir(finalArtifactPath(dir, message.job_id));

@@ -9,6 +9,7 @@ import { QUEUE_SETTINGS } from '../src/queue-settings.ts';
 import { submitExport } from '../src/submit.ts';
 
 const TIMESTAMPED_WORKER = fileURLToPath(new URL('./fixtures/timestamped-worker.ts', import.meta.url));
+const EARLY_ACK_WORKER = fileURLToPath(new URL('./fixtures/early-ack-worker.ts', import.meta.url));
 
 describe('checks can fail', () => {
   const suite = canFailSuite<CheckDeps>(buildChecks);
@@ -30,6 +31,11 @@ describe('checks can fail', () => {
 
   suite.breaks('crash-after-rename-runs-again', 'the worker stamps the time into the artifact', () => ({ workerScript: TIMESTAMPED_WORKER }), {
     observed: /2 executions by pids/,
+    timeoutMs: 150_000,
+  });
+
+  suite.breaks('late-ack-window-duplicates', 'the worker acknowledges early (completes the job before doing it)', () => ({ workerScript: EARLY_ACK_WORKER }), {
+    observed: /the job being completed in Redis; 1 execution\(s\); ledger \(not idempotent\): 1 line.*BEFORE the side effects/,
     timeoutMs: 150_000,
   });
 

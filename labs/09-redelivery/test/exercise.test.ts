@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('writeExportOnce (try it yourself)', () => {
-  it('When the same snapshot is delivered twice, Then the second delivery reuses the file with the same digest', async () => {
+  it('When the same snapshot is delivered twice, Then the second delivery reuses the file with the same digest [test:exercise-same-snapshot-reused]', async () => {
     const message = sampleMessage(3);
     const first = await writeExportOnce(dir, message);
     const second = await writeExportOnce(dir, structuredClone(message));
@@ -32,7 +32,7 @@ describe('writeExportOnce (try it yourself)', () => {
     expect(first.sha256).toBe(sha256(renderArtifactBytes(message)));
   });
 
-  it('When a second delivery carries a different title, Then it is refused and the file keeps the first version', async () => {
+  it('When a second delivery carries a different title, Then it is refused and the file keeps the first version [test:exercise-different-title-refused]', async () => {
     const message = sampleMessage(3);
     const first = await writeExportOnce(dir, message);
     const renamed = structuredClone(message);
@@ -42,7 +42,7 @@ describe('writeExportOnce (try it yourself)', () => {
     expect(sha256(await readFile(first.path))).toBe(first.sha256);
   });
 
-  it('When a large artifact is written, Then a reader polling the final name never sees a partial file', async () => {
+  it('When a large artifact is written, Then a reader polling the final name never sees a partial file [test:exercise-no-partial-file]', async () => {
     const message = sampleMessage(1500, 40);
     const expected = sha256(renderArtifactBytes(message));
     const target = join(dir, `${message.job_id}.json`);

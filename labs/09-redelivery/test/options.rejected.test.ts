@@ -21,6 +21,11 @@ describe('WORKER_OPTIONS', () => {
     expect(read).toThrow(/MAX_STALLED_COUNT must be a whole number from 0 to 100, got "lots"/);
   });
 
+  it('When EXPORT_LEDGER is neither off nor on, Then it is refused naming the choices; unset, the ledger is off', () => {
+    expect(() => WORKER_OPTIONS.read({ env: { EXPORT_LEDGER: 'yes' } })).toThrow(/EXPORT_LEDGER must be one of off, on, got "yes"/);
+    expect(WORKER_OPTIONS.read({ env: {} }).ledger).toBe('off');
+  });
+
   it('When the busy queue name has a colon, Then the CPU worker options refuse it', () => {
     expect(() => CPU_WORKER_OPTIONS.read({ env: { BUSY_QUEUE: 'busy:1' } })).toThrow(/BUSY_QUEUE must be/);
   });

@@ -9,7 +9,7 @@ describe('settingsProblems', () => {
     expect(settingsProblems(QUEUE_SETTINGS)).toEqual([]);
   });
 
-  it('When work that must not run twice allows a retry, Then the problem names the queue', () => {
+  it('When work that must not run twice allows a retry, Then the problem names the queue [test:no-rerun-rule-names-queue]', () => {
     const table: QueueSettings[] = [{ ...pay, attempts: 3 }];
     expect(settingsProblems(table)).toEqual([expect.stringMatching(/^pay: work that must not run twice/)]);
   });

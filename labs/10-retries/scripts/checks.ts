@@ -14,7 +14,9 @@ import {
   rerunDeductionJob,
   sameOrderDeductions,
   sampleBackoff,
+  timedRetries,
   type ExportRunEvidence,
+  type SubmitExport,
   type WorkerUnderTest,
 } from './scenarios.ts';
 
@@ -27,7 +29,20 @@ export interface RetryCheckDeps {
   worker?: WorkerUnderTest;
   /** The deduction the same-order check runs in this process. */
   deductOnce?: typeof deductStockOnce;
+  /** How the timed-backoff check's producer adds its job (a broken variant drops `backoff`). */
+  submitExport?: SubmitExport;
 }
+
+/**
+ * How far a measured gap may stray from its planned wait. It cannot be shorter (BullMQ
+ * keeps a delayed job until its time, and the gap also holds the failed run itself); it
+ * may be longer by the failed run, BullMQ moving the job back, and the next pickup.
+ */
+const GAP_EARLY_MS = 5;
+const GAP_LATE_MS = 400;
+
+/** The budget drill (doc step 5 uses the same): a 3 s deadline, and a source that needs all of it before it fails. */
+const SLOW_SOURCE_MS = 3000;
 
 const describeRun = (run: ExportRunEvidence) =>
   `${run.state}${run.state === 'failed' ? ` with "${run.failedReason}"` : ''}; ${run.runs.length} run(s), ${run.reads} read(s) of the source` +
@@ -55,14 +70,14 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
     defineCheck({
       id: 'recovers-after-two-failures',
       name: 'Two temporary failures, then success: 3 runs, completed',
-      scenario: (signal) => exportRun(signal, { worker, faults: faultRule('source-read', 'throw', 2), request: { deadlineInMs: 30_000, attempts } }),
+      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, faults: faultRule('source-read', 'throw', 2), request: { deadlineInMs: 30_000, attempts } }),
       judge: (run) =>
         outcome(run.state === 'completed' && run.runs.length === 3 && run.rows === 1, `${describeRun(run)}; result rows ${run.rows}; waits between runs ${run.gaps.join(', ')} ms`),
     }),
     defineCheck({
       id: 'expired-deadline-skips-source',
       name: 'An expired deadline fails before any read',
-      scenario: (signal) => exportRun(signal, { worker, request: { deadlineInMs: -1000, attempts } }),
+      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, request: { deadlineInMs: -1000, attempts } }),
       judge: (run) =>
         outcome(run.state === 'failed' && run.failedReason === DEADLINE_EXCEEDED && run.reads === 0 && run.runs.length <= 1, describeRun(run)),
     }),
@@ -70,13 +85,13 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
       id: 'permanent-error-runs-once',
       name: 'A permanent error runs exactly once',
       // Real invalid input: a category the source does not have. No fault needed.
-      scenario: (signal) => exportRun(signal, { worker, request: { category: 'discontinued', deadlineInMs: 30_000, attempts } }),
+      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, request: { category: 'discontinued', deadlineInMs: 30_000, attempts } }),
       judge: (run) => outcome(run.state === 'failed' && run.runs.length === 1, `${describeRun(run)} (attempts allowed: ${run.attemptsAllowed})`),
     }),
     defineCheck({
       id: 'always-failing-runs-four-times',
       name: 'A job that always fails runs exactly 4 times (1 + 3 retries)',
-      scenario: (signal) => exportRun(signal, { worker, faults: faultRule('source-read', 'throw', 'always'), request: { deadlineInMs: 60_000, attempts } }),
+      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, faults: faultRule('source-read', 'throw', 'always'), request: { deadlineInMs: 60_000, attempts } }),
       judge: (run) =>
         outcome(
           run.state === 'failed' && run.runs.length === 4 && run.failedReason === 'temporary source failure',
@@ -85,14 +100,29 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
         ),
     }),
     defineCheck({
+      id: 'retry-waits-follow-backoff',
+      name: 'Retries wait the planned backoff: the gaps between runs in the worker\'s own log match the seeded waits',
+      scenario: (signal) => timedRetries(signal, { worker, submit: deps.submitExport }),
+      judge: (run) => {
+        const offBy = run.planned.map((wait, i) => (run.gaps[i] ?? NaN) - wait);
+        const within = (d: number) => d >= -GAP_EARLY_MS && d <= GAP_LATE_MS; // NaN (a missing gap) is never within
+        return outcome(
+          run.runs.length === EXPORT_ATTEMPTS && run.gaps.length === run.planned.length && offBy.every(within),
+          `RETRY_JITTER_SEED=${run.seed} plans waits of ${run.planned.join(', ')} ms; the worker's run log shows gaps of ${run.gaps.join(', ') || 'none'} ms ` +
+            `between its ${run.runs.length} runs (off by ${offBy.map((d) => (d >= 0 ? `+${d}` : String(d))).join(', ')} ms; allowed -${GAP_EARLY_MS} to +${GAP_LATE_MS})`,
+        );
+      },
+    }),
+    defineCheck({
       id: 'retry-past-deadline-refused',
       name: 'A retry that would overrun the deadline fails with "insufficient retry budget"',
-      // The source takes the whole 5 s budget to answer, then fails: retries are left, time is not.
+      // The source takes the whole 3 s budget to answer, then fails: retries are left, time is not.
       scenario: (signal) =>
         exportRun(signal, {
           worker,
-          faults: `${faultRule('source-connect', 'delay-5000', 'always')},${faultRule('source-read', 'throw', 'always')}`,
-          request: { deadlineInMs: 5000, attempts },
+          submit: deps.submitExport,
+          faults: `${faultRule('source-connect', `delay-${SLOW_SOURCE_MS}`, 'always')},${faultRule('source-read', 'throw', 'always')}`,
+          request: { deadlineInMs: SLOW_SOURCE_MS, attempts },
         }),
       judge: (run) =>
         outcome(

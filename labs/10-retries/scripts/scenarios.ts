@@ -9,7 +9,7 @@ import type { JobState } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Pool } from 'mysql2/promise';
 import { ensureInfra, redisOptions } from '@tasks-lab/infra';
-import { FAULTS_ENV, isAlive, launchProcess, withResources, type Resources } from '@tasks-lab/lab-kit';
+import { FAULTS_ENV, faultRule, isAlive, launchProcess, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { openQueue, waitForFinalState } from '@tasks-lab/08-broker-worker';
 import { CRAWL_JOB_NAME, type CrawlJobData } from '../src/crawl-job.ts';
 import { openInventoryDatabase } from '../src/database.ts';
@@ -17,9 +17,9 @@ import { DEDUCT_JOB_NAME, type DeductJobData } from '../src/deduct-job.ts';
 import { gapsBetweenRuns, readRetryEvidence, type RetryRun } from '../src/execution-log.ts';
 import { deductStockOnce, type DeductionOutcome } from '../src/inventory.ts';
 import { retryQueueAddress, type RetryJob, type RetryJobData, type RetryJobName, type RetryJobResult, type RetryQueue } from '../src/jobs.ts';
-import { RETRY_WORKER_OPTIONS } from '../src/options.ts';
+import { RETRY_WORKER_OPTIONS, type RetryWorkerOptionValues } from '../src/options.ts';
 import { countDeductions, readStock, setStock } from '../src/queries.ts';
-import { EXPORT_ATTEMPTS, RETRY_POLICY_DEFAULTS, backoffCeilingMs, fullJitterDelayMs } from '../src/retry-policy.ts';
+import { EXPORT_ATTEMPTS, RETRY_POLICY_DEFAULTS, backoffCeilingMs, fullJitterDelayMs, seededJitter } from '../src/retry-policy.ts';
 import { submitRetryExport, submitRetryJob, type RetryExportRequest } from '../src/submit.ts';
 
 const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -27,6 +27,19 @@ export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.me
 
 /** Short timings so verify takes seconds; the worker's defaults stay the course's (1 s base, 8 s cap, 8 s / 10 s limits). */
 export const VERIFY_TIMINGS = { backoffBaseMs: 50, backoffCapMs: 400, minWorkMs: 100, softTimeLimitMs: 500, hardTimeLimitMs: 1500 };
+
+/**
+ * For the check that times the waits: a base long enough that a wait stands out from the
+ * worker's own pickup time, and a fixed jitter seed (RETRY_JITTER_SEED) so every wait is
+ * known before the job runs. With this seed the three waits are 188, 713 and 516 ms.
+ */
+export const TIMED_BACKOFF = { ...VERIFY_TIMINGS, backoffBaseMs: 400, backoffCapMs: 1600, jitterSeed: 'jitter' };
+
+/** The waits the seed plans before retries 1 .. retries, as the worker's planRetry draws them. */
+export function seededWaits(timings: { backoffBaseMs: number; backoffCapMs: number; jitterSeed: string }, retries: number): number[] {
+  const jitter = seededJitter(timings.jitterSeed);
+  return Array.from({ length: retries }, (_, i) => fullJitterDelayMs(i + 1, timings, () => jitter(i + 1)));
+}
 
 /** Which worker process an experiment starts: the lab's, or a broken variant (script + args). */
 export interface WorkerUnderTest {
@@ -80,6 +93,8 @@ interface SandboxSetup {
   /** LAB_FAULTS for the worker, e.g. faultRule('source-read', 'throw', 2). */
   faults?: string;
   worker?: WorkerUnderTest;
+  /** The worker's timings (and jitter seed). @defaultValue VERIFY_TIMINGS */
+  timings?: Partial<RetryWorkerOptionValues>;
 }
 
 async function withRetryWorker<T>(signal: AbortSignal, setup: SandboxSetup, body: (sandbox: RetrySandbox) => Promise<T>): Promise<T> {
@@ -94,7 +109,7 @@ async function withRetryWorker<T>(signal: AbortSignal, setup: SandboxSetup, body
     await launchProcess(setup.worker?.script ?? WORKER_SCRIPT, {
       args: setup.worker?.args,
       cwd: LAB_DIR,
-      env: { ...RETRY_WORKER_OPTIONS.toEnv({ queueName, ...VERIFY_TIMINGS }), [FAULTS_ENV]: setup.faults ?? '' },
+      env: { ...RETRY_WORKER_OPTIONS.toEnv({ queueName, ...(setup.timings ?? VERIFY_TIMINGS) }), [FAULTS_ENV]: setup.faults ?? '' },
       ready: /ready on queue/,
       resources: res,
     });
@@ -135,22 +150,51 @@ export interface ExportRunEvidence {
   gaps: number[];
 }
 
+/** How the experiment's producer adds the export (a broken variant drops the backoff option). */
+export type SubmitExport = typeof submitRetryExport;
+
 export interface ExportRunOptions {
   faults?: string;
   request: RetryExportRequest;
   worker?: WorkerUnderTest;
+  timings?: Partial<RetryWorkerOptionValues>;
+  /** @defaultValue submitRetryExport */
+  submit?: SubmitExport;
 }
 
-export async function exportRun(signal: AbortSignal, { faults = '', request, worker }: ExportRunOptions): Promise<ExportRunEvidence> {
-  return withRetryWorker(signal, { faults, worker }, async (sandbox) => {
+export async function exportRun(signal: AbortSignal, { faults = '', request, worker, timings, submit = submitRetryExport }: ExportRunOptions): Promise<ExportRunEvidence> {
+  return withRetryWorker(signal, { faults, worker, timings }, async (sandbox) => {
     const attemptsAllowed = request.attempts ?? EXPORT_ATTEMPTS;
-    const submitted = await submitRetryExport(sandbox.queue, { ...request, attempts: attemptsAllowed });
+    const submitted = await submit(sandbox.queue, { ...request, attempts: attemptsAllowed });
     const { state, job } = await settle(sandbox, submitted.id ?? '', 30_000);
     const { runs, reads } = await readRetryEvidence(sandbox.redis, sandbox.queueName, submitted.id ?? '');
     const result = job?.returnvalue;
     const rows = result && typeof result === 'object' && 'rows' in result ? result.rows : undefined;
     return { faults, state, failedReason: job?.failedReason, rows, attemptsAllowed, runs, reads, gaps: gapsBetweenRuns(runs) };
   });
+}
+
+// ---- the waits between retries, timed ----------------------------------------------------
+
+export interface TimedRetriesEvidence extends ExportRunEvidence {
+  seed: string;
+  /** The waits the seed plans before each retry (what the worker's planRetry draws). */
+  planned: number[];
+}
+
+/**
+ * A job whose source always fails, on a worker with TIMED_BACKOFF: four runs, three waits.
+ * The gaps come from the run log the worker itself writes (when each processor call
+ * started), not from the delay BullMQ stored, so they show what really happened.
+ */
+export async function timedRetries(signal: AbortSignal, options: { worker?: WorkerUnderTest; submit?: SubmitExport } = {}): Promise<TimedRetriesEvidence> {
+  const run = await exportRun(signal, {
+    ...options,
+    timings: TIMED_BACKOFF,
+    faults: faultRule('source-read', 'throw', 'always'),
+    request: { deadlineInMs: 60_000, attempts: EXPORT_ATTEMPTS },
+  });
+  return { ...run, seed: TIMED_BACKOFF.jitterSeed, planned: seededWaits(TIMED_BACKOFF, EXPORT_ATTEMPTS - 1) };
 }
 
 // ---- one crawl job (the time limits) ---------------------------------------------------

@@ -8,7 +8,7 @@ import { TemporaryExportError, failFastUnlessRetryable, plannedDelayOf, withPlan
 import { recordRetryRun, recordSourceRead } from './execution-log.ts';
 import type { RetryFaults } from './faults.ts';
 import { checkJobData, isIdentifier, type RetryJob } from './jobs.ts';
-import { deadlineProblem, planRetry, type RetryPolicy } from './retry-policy.ts';
+import { deadlineProblem, planRetry, randomJitter, type JitterSource, type RetryPolicy } from './retry-policy.ts';
 
 export const RETRY_EXPORT_JOB_NAME = 'export-snapshot';
 
@@ -89,6 +89,8 @@ export interface RetryExportContext {
   faults: RetryFaults;
   parts?: RetryExportParts;
   now?: () => number;
+  /** @defaultValue randomJitter (Math.random); a drill passes seededJitter(RETRY_JITTER_SEED) */
+  jitter?: JitterSource;
 }
 
 export async function processRetryExport(job: RetryJob, context: RetryExportContext): Promise<RetryExportResult> {
@@ -117,7 +119,9 @@ function decideAfterFailure(err: unknown, job: RetryJob, data: RetryExportData, 
   if (!retriesLeft) return error; // BullMQ fails the job with this error's message.
 
   // Check 2, before a retry is scheduled: the wait plus one more try must end before the deadline.
-  const plan = parts.planRetry({ nowMs: (context.now ?? Date.now)(), deadlineAt: data.deadline_at, retry: job.attemptsMade + 1, policy: context.policy });
+  const retry = job.attemptsMade + 1;
+  const jitter = context.jitter ?? randomJitter;
+  const plan = parts.planRetry({ nowMs: (context.now ?? Date.now)(), deadlineAt: data.deadline_at, retry, policy: context.policy, random: () => jitter(retry) });
   if (!plan.retry) return new InsufficientRetryBudgetError();
   return withPlannedDelay(error, plan.delayMs);
 }

@@ -9,8 +9,9 @@
 //   RETRY_MIN_WORK_MS       100      the least time one more try needs before the deadline
 //   SOFT_TIME_LIMIT_MS      8000     a crawl's signal aborts after this
 //   HARD_TIME_LIMIT_MS      10000    a crawl's child process is killed after this
+//   RETRY_JITTER_SEED       (none)   drills and tests only: fixes every jitter draw (see seededJitter)
 //   EXPORT_DEADLINE_MS      600000   `pnpm submit`: the deadline, counted from submission
-import { OptionsError, defineOptions, durationMs, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import { OptionsError, defineOptions, durationMs, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
 import { SUBMIT_OPTIONS, WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
 import { DEFAULT_EXPORT_DEADLINE_MS, RETRY_POLICY_DEFAULTS } from './retry-policy.ts';
 import { TIME_LIMIT_DEFAULTS } from './time-limits.ts';
@@ -23,6 +24,8 @@ export const RETRY_WORKER_OPTIONS = defineOptions({
   minWorkMs: durationMs('RETRY_MIN_WORK_MS', RETRY_POLICY_DEFAULTS.minWorkMs),
   softTimeLimitMs: durationMs('SOFT_TIME_LIMIT_MS', TIME_LIMIT_DEFAULTS.softTimeLimitMs),
   hardTimeLimitMs: durationMs('HARD_TIME_LIMIT_MS', TIME_LIMIT_DEFAULTS.hardTimeLimitMs),
+  // Empty (the default): Math.random. A seed makes the waits known in advance, for a check that times them.
+  jitterSeed: text('RETRY_JITTER_SEED', ''),
 });
 export type RetryWorkerOptionValues = ReturnType<typeof RETRY_WORKER_OPTIONS.defaults>;
 

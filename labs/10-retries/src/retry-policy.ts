@@ -2,6 +2,7 @@
 // next try (capped exponential backoff with full jitter), and whether a try or a
 // retry still fits inside the deadline the producer set. No Redis here, so the
 // rules can be tested with an injected random source and a fixed clock.
+import { createHash } from 'node:crypto';
 
 export interface RetryPolicy {
   /** The ceiling of the first retry's wait; it doubles for every retry after that. */
@@ -26,6 +27,23 @@ export const INSUFFICIENT_RETRY_BUDGET = 'insufficient retry budget';
 
 /** A number in [0, 1), like Math.random; tests inject their own. */
 export type RandomSource = () => number;
+
+/** Where the worker's jitter comes from: the random number in [0, 1) for retry number `retry`. */
+export type JitterSource = (retry: number) => number;
+
+/** What production uses: a fresh draw every time, so jobs that failed together come back apart. */
+export const randomJitter: JitterSource = () => Math.random();
+
+/**
+ * For drills and tests only (RETRY_JITTER_SEED): the draw for retry n is fixed by the seed
+ * and n (the first 48 bits of sha256("<seed>:<n>") as a fraction), so a check knows every
+ * wait in advance and can hold the gaps it measures against them. Never in production:
+ * with one seed, every job waits the same time and they all return together, the very
+ * stampede jitter is there to prevent.
+ */
+export function seededJitter(seed: string): JitterSource {
+  return (retry) => createHash('sha256').update(`${seed}:${retry}`).digest().readUIntBE(0, 6) / 2 ** 48;
+}
 
 /**
  * The largest wait allowed before retry number `retry` (1 = the first retry):

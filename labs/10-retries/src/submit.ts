@@ -7,11 +7,14 @@
 // The drills' failures come from the worker's LAB_FAULTS, never from the payload.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { ensureInfra } from '@tasks-lab/infra';
+import { Redis } from 'ioredis';
+import { redisOptions } from '@tasks-lab/infra';
 import { errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { RESULT_RETENTION, ResultTimeoutError, enqueue, openQueue, openQueueEvents, waitForFinalState, waitForResult } from '@tasks-lab/08-broker-worker';
+import { ensureServices } from '@tasks-lab/09-redelivery';
 import { CRAWL_JOB_NAME, parseCrawlJobData } from './crawl-job.ts';
 import { DEDUCT_JOB_NAME, parseDeductJobData } from './deduct-job.ts';
+import { gapsBetweenRuns, readRetryEvidence } from './execution-log.ts';
 import { DEFAULT_CATEGORY, PLANNED_BACKOFF, RETRY_EXPORT_JOB_NAME, parseRetryExportData } from './export-job.ts';
 import { retryQueueAddress, type RetryJob, type RetryJobData, type RetryJobName, type RetryJobResult, type RetryQueue } from './jobs.ts';
 import { RETRY_SUBMIT_OPTIONS } from './options.ts';
@@ -51,6 +54,12 @@ export function submitRetryExport(queue: RetryQueue, request: RetryExportRequest
   return submitRetryJob(queue, RETRY_EXPORT_JOB_NAME, { job_id: jobId, deadline_at: deadlineAt, category: request.category ?? DEFAULT_CATEGORY }, { jobId, attempts: request.attempts });
 }
 
+/** "; waits between runs 391, 345 ms", from the run log the worker writes (when each processor call started). */
+async function describeWaits(redis: Redis, queueName: string, jobId: string): Promise<string> {
+  const gaps = gapsBetweenRuns((await readRetryEvidence(redis, queueName, jobId)).runs);
+  return gaps.length === 0 ? '' : `; waits between runs ${gaps.join(', ')} ms`;
+}
+
 async function main(): Promise<void> {
   // `pnpm submit -- --x` passes the `--` through; drop it.
   const args = process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--'));
@@ -59,13 +68,15 @@ async function main(): Promise<void> {
     options: { category: { type: 'string' }, 'deadline-ms': { type: 'string' }, expired: { type: 'boolean', default: false } },
   });
   const options = RETRY_SUBMIT_OPTIONS.read({ overrides: flags['deadline-ms'] === undefined ? {} : { deadlineMs: Number(flags['deadline-ms']) } });
-  await ensureInfra({ services: ['redis'] });
+  await ensureServices(['redis']);
   const address = retryQueueAddress(options.queueName);
   const queue = await openQueue<RetryJobData, RetryJobResult, RetryJobName>(address);
   const events = await openQueueEvents<RetryJobResult>(address); // before the add: a fast worker must not finish unheard
+  const evidence = new Redis(redisOptions()); // to read the run log the worker wrote
   const close = idempotent(async () => {
     await events.close();
     await queue.close();
+    await evidence.quit();
   });
   onShutdown(close);
   try {
@@ -79,7 +90,7 @@ async function main(): Promise<void> {
       outcome = `${err instanceof ResultTimeoutError ? 'no result yet' : 'failed'}: ${errorMessage(err)}`;
     }
     const { job: finished } = await waitForFinalState(queue, job.id ?? '', { timeoutMs: 5 * SECOND }).catch(() => ({ job }));
-    console.log(`${outcome} (runs: ${finished.attemptsMade})`);
+    console.log(`${outcome} (runs: ${finished.attemptsMade}${await describeWaits(evidence, options.queueName, job.id ?? '')})`);
   } finally {
     await close();
   }

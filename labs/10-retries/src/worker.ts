@@ -3,11 +3,14 @@
 // time limits, and the idempotent deduction.
 //   pnpm worker                                     the course's timings
 //   LAB_FAULTS=source-read:throw:2 pnpm worker      a drill (see src/faults.ts)
+// Before anything else it makes sure the lab's Redis and database run, and says so
+// ([infra] ...), like every process of lessons 08 to 10.
 import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ensureInfra, redisOptions } from '@tasks-lab/infra';
+import { redisOptions } from '@tasks-lab/infra';
 import { errorCode, idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
 import { startWorker, type JobHandlers } from '@tasks-lab/08-broker-worker';
+import { ensureServices } from '@tasks-lab/09-redelivery';
 import { CRAWL_JOB_NAME, crawlPolitely, processCrawl } from './crawl-job.ts';
 import { lazyPool } from './database.ts';
 import { DEDUCT_JOB_NAME, processDeduction } from './deduct-job.ts';
@@ -17,6 +20,7 @@ import { retryFaults, type RetryFaults } from './faults.ts';
 import { deductStockOnce } from './inventory.ts';
 import { retryQueueAddress, type RetryJobData, type RetryJobName, type RetryJobResult } from './jobs.ts';
 import { readRetryWorkerOptions, type RetryWorkerOptionValues } from './options.ts';
+import { randomJitter, seededJitter, type JitterSource } from './retry-policy.ts';
 
 /** Every step a broken variant may swap; only the can-fail fixtures pass anything but the defaults. */
 export interface RetryWorkerParts extends RetryExportParts {
@@ -32,6 +36,8 @@ export interface RetryWorkerOptions extends RetryWorkerOptionValues {
   /** @defaultValue the faults LAB_FAULTS switches on (none) */
   faults?: RetryFaults;
   parts?: Partial<RetryWorkerParts>;
+  /** @defaultValue seededJitter(jitterSeed) when a seed is set, Math.random otherwise */
+  jitter?: JitterSource;
 }
 
 export interface RunningRetryWorker {
@@ -46,8 +52,9 @@ export async function startRetryWorker(options: RetryWorkerOptions): Promise<Run
   const evidence = new Redis(redisOptions());
   const database = lazyPool(); // opened by the first deduction job, shared by all of them
   const policy = { backoffBaseMs: options.backoffBaseMs, backoffCapMs: options.backoffCapMs, minWorkMs: options.minWorkMs };
+  const jitter = options.jitter ?? (options.jitterSeed ? seededJitter(options.jitterSeed) : randomJitter);
   const handlers: JobHandlers<RetryJobData, RetryJobResult, RetryJobName> = {
-    [RETRY_EXPORT_JOB_NAME]: (job) => processRetryExport(job, { redis: evidence, policy, faults, parts }),
+    [RETRY_EXPORT_JOB_NAME]: (job) => processRetryExport(job, { redis: evidence, policy, faults, parts, jitter }),
     [CRAWL_JOB_NAME]: (job) =>
       processCrawl(job, {
         redis: evidence,
@@ -82,7 +89,7 @@ export async function startRetryWorker(options: RetryWorkerOptions): Promise<Run
 export async function runRetryWorker(parts: Partial<RetryWorkerParts> = {}): Promise<void> {
   const options = readRetryWorkerOptions();
   const faults = retryFaults();
-  await ensureInfra({ services: ['redis', 'mysql'] });
+  await ensureServices(['redis', 'mysql']);
   const running = await startRetryWorker({ ...options, faults, parts });
   running.worker.on('failed', (job, err) => {
     const delayMs = plannedDelayOf(err);
@@ -92,10 +99,11 @@ export async function runRetryWorker(parts: Partial<RetryWorkerParts> = {}): Pro
   running.worker.on('completed', (job) => console.log(`job ${job.id} completed after ${job.attemptsMade} run(s)`));
   // close() waits for running jobs; a crawl may take up to its hard limit to end.
   onShutdown(running.close, { graceMs: options.hardTimeLimitMs + 5000 });
-  const { backoffBaseMs, backoffCapMs, minWorkMs, softTimeLimitMs, hardTimeLimitMs, concurrency } = options;
+  const { backoffBaseMs, backoffCapMs, minWorkMs, softTimeLimitMs, hardTimeLimitMs, concurrency, jitterSeed } = options;
   console.log(
     `retry worker ${process.pid} ready on queue ${options.queueName} (backoff base ${backoffBaseMs} ms, cap ${backoffCapMs} ms, ` +
-      `min work ${minWorkMs} ms, soft ${softTimeLimitMs} ms, hard ${hardTimeLimitMs} ms, concurrency ${concurrency}; ${faults.describe()})`,
+      `min work ${minWorkMs} ms, soft ${softTimeLimitMs} ms, hard ${hardTimeLimitMs} ms, concurrency ${concurrency}; ${faults.describe()}` +
+      `${jitterSeed ? `; jitter seeded with "${jitterSeed}", for drills only` : ''})`,
   );
 }
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { describe } from 'vitest';
 import { buildChecks, type RetryCheckDeps } from '../scripts/checks.ts';
-import { deductWithoutRecord, uncappedDelayMs } from './fixtures/broken-variants.ts';
+import { deductWithoutRecord, submitWithoutBackoff, uncappedDelayMs } from './fixtures/broken-variants.ts';
 
 const BROKEN_WORKER = fileURLToPath(new URL('./fixtures/broken-worker.ts', import.meta.url));
 const brokenWorker = (variant: string): RetryCheckDeps => ({ worker: { script: BROKEN_WORKER, args: [variant] } });
@@ -17,6 +17,9 @@ describe('checks.can-fail', () => {
   suite.breaks('expired-deadline-skips-source', 'the worker skips the deadline check', () => brokenWorker('no-deadline-check'), { observed: /[1-9] read\(s\)/ });
   suite.breaks('permanent-error-runs-once', 'the worker retries every error', () => brokenWorker('retries-everything'), { observed: /4 run\(s\)/ });
   suite.breaks('always-failing-runs-four-times', 'jobs are submitted with attempts 5', () => ({ attempts: 5 }), { observed: /5 run\(s\)/ });
+  suite.breaks('retry-waits-follow-backoff', 'the producer drops the backoff option (BullMQ retries at once)', () => ({ submitExport: submitWithoutBackoff }), {
+    observed: /between its 4 runs \(off by -\d+, -\d+, -\d+ ms/,
+  });
   suite.breaks('retry-past-deadline-refused', 'the worker schedules retries past the deadline', () => brokenWorker('no-budget-check'), {
     observed: /failed with "deadline exceeded"; [2-9] run/,
   });

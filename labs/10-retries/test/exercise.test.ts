@@ -13,7 +13,7 @@ describe('exercise: a retry needs both a retry left and time left', () => {
     expect(nextStep(base)).toEqual({ action: 'retry', delayMs: 500 });
   });
 
-  it('When the budget is only 50 ms, Then it fails with "insufficient retry budget" although 3 retries are left', () => {
+  it('When the budget is only 50 ms, Then it fails with "insufficient retry budget" although 3 retries are left [test:exercise-50ms-budget-fails]', () => {
     expect(nextStep({ ...base, deadlineAt: now + 50, delayMs: 0 })).toEqual({ action: 'fail', reason: 'insufficient retry budget' });
   });
 
@@ -25,7 +25,7 @@ describe('exercise: a retry needs both a retry left and time left', () => {
     expect(nextStep({ ...base, deadlineAt: now + 600 })).toEqual({ action: 'fail', reason: 'insufficient retry budget' });
   });
 
-  it('When 4 runs (1 + 3 retries) have failed with attempts 4, Then it fails with "attempts exhausted"', () => {
+  it('When 4 runs (1 + 3 retries) have failed with attempts 4, Then it fails with "attempts exhausted" [test:exercise-attempts-exhausted]', () => {
     expect(nextStep({ ...base, runsSoFar: 4 })).toEqual({ action: 'fail', reason: 'attempts exhausted' });
   });
 

@@ -13,7 +13,7 @@ describe('export-errors: the retryable allow-list', () => {
     expect(err).toMatchObject({ name: 'TemporaryExportError', code: 'temporary-source-failure', message: 'temporary source failure' });
   });
 
-  it('When any other error fails a try, Then it becomes a FailFastError (an UnrecoverableError) with the same message', () => {
+  it('When any other error fails a try, Then it becomes a FailFastError (an UnrecoverableError) with the same message [test:non-retryable-fails-fast]', () => {
     for (const err of [new TypeError('invalid export request'), new Error('permission denied'), 'a string']) {
       const converted = failFastUnlessRetryable(err);
       expect(converted).toBeInstanceOf(UnrecoverableError);
@@ -44,7 +44,7 @@ describe('export-job: the planned backoff strategy', () => {
     expect(plannedBackoff(1, 'planned-full-jitter', err)).toBe(321);
   });
 
-  it('When an error comes with no plan, Then the strategy returns -1 (BullMQ does not retry)', () => {
+  it('When an error comes with no plan, Then the strategy returns -1 (BullMQ does not retry) [test:unplanned-error-not-retried]', () => {
     expect(plannedBackoff(1, 'planned-full-jitter', new TemporaryExportError('x'))).toBe(-1);
     expect(plannedBackoff(1, 'planned-full-jitter', undefined)).toBe(-1);
   });

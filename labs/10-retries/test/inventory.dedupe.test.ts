@@ -28,7 +28,7 @@ describe('inventory: deduct once per order', () => {
     expect(report.alreadyApplied.map((m) => `${m.lab}/${m.file}`)).toContain('10/001-inventory.sql');
   });
 
-  it('When the same order is deducted twice, Then the second call is "already applied" and stock drops once', async () => {
+  it('When the same order is deducted twice, Then the second call is "already applied" and stock drops once [test:same-order-twice-once]', async () => {
     const sku = await newSku(10);
     const order = { orderId: `order-${randomUUID()}`, sku, quantity: 3 };
     expect(await deductStockOnce(pool, order)).toBe('deducted');
@@ -37,7 +37,7 @@ describe('inventory: deduct once per order', () => {
     expect(await countDeductions(pool, order.orderId)).toBe(1);
   });
 
-  it('When the same order is deducted by 8 callers at once, Then exactly one deducts', async () => {
+  it('When the same order is deducted by 8 callers at once, Then exactly one deducts [test:same-order-concurrent-once]', async () => {
     const sku = await newSku(10);
     const order = { orderId: `order-${randomUUID()}`, sku, quantity: 1 };
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => deductStockOnce(pool, order)));

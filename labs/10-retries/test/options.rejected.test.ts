@@ -13,6 +13,7 @@ describe('options: read once, validated', () => {
       softTimeLimitMs: 8000,
       hardTimeLimitMs: 10_000,
       lockDurationMs: 30_000,
+      jitterSeed: '',
     });
     expect(RETRY_SUBMIT_OPTIONS.read({ env: {} })).toMatchObject({ queueName: 'exports', deadlineMs: 600_000 });
   });

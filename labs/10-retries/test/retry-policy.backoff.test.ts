@@ -7,6 +7,7 @@ import {
   deadlineProblem,
   fullJitterDelayMs,
   planRetry,
+  seededJitter,
 } from '../src/retry-policy.ts';
 
 const policy = RETRY_POLICY_DEFAULTS;
@@ -20,7 +21,7 @@ describe('retry-policy: capped full-jitter backoff', () => {
     expect(fullJitterDelayMs(3, policy, () => 0)).toBe(0);
   });
 
-  it('When the random source gives its largest value, Then the wait stays below the ceiling and never above the cap', () => {
+  it('When the random source gives its largest value, Then the wait stays below the ceiling and never above the cap [test:backoff-capped]', () => {
     const largest = () => 1 - Number.EPSILON;
     expect(fullJitterDelayMs(1, policy, largest)).toBe(999);
     expect(fullJitterDelayMs(9, policy, largest)).toBe(7999);
@@ -37,6 +38,19 @@ describe('retry-policy: capped full-jitter backoff', () => {
       expect(wait).toBeGreaterThanOrEqual(0);
       expect(wait).toBeLessThanOrEqual(backoffCeilingMs(retry, policy));
     }
+  });
+
+  it('When the jitter is seeded, Then a seed and a retry number always draw the same number in [0, 1), and other seeds draw others [test:seeded-jitter-repeatable]', () => {
+    const draws = (seed: string) => [1, 2, 3, 4].map((retry) => seededJitter(seed)(retry));
+    expect(draws('jitter')).toEqual(draws('jitter'));
+    expect(draws('jitter')).not.toEqual(draws('another seed'));
+    for (const draw of [...draws('jitter'), ...draws('another seed')]) {
+      expect(draw).toBeGreaterThanOrEqual(0);
+      expect(draw).toBeLessThan(1);
+    }
+    // The numbers the timed check relies on: with base 400 ms and cap 1600 ms, waits of 188, 713 and 516 ms.
+    const timed = { backoffBaseMs: 400, backoffCapMs: 1600 };
+    expect([1, 2, 3].map((retry) => fullJitterDelayMs(retry, timed, () => seededJitter('jitter')(retry)))).toEqual([188, 713, 516]);
   });
 
   it('When a retry number is 0 or fractional, Then it is refused', () => {
@@ -63,7 +77,7 @@ describe('retry-policy: the deadline', () => {
     expect(planRetry({ nowMs: now, deadlineAt: now + 1100, retry: 2, policy, random: () => 0.5 })).toEqual({ retry: false, reason: INSUFFICIENT_RETRY_BUDGET });
   });
 
-  it('When only 50 ms remain, Then even a zero wait cannot fit one more try', () => {
+  it('When only 50 ms remain, Then even a zero wait cannot fit one more try [test:50ms-left-no-retry]', () => {
     expect(planRetry({ nowMs: now, deadlineAt: now + 50, retry: 1, policy, random: () => 0 })).toEqual({ retry: false, reason: INSUFFICIENT_RETRY_BUDGET });
   });
 });

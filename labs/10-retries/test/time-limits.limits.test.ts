@@ -6,7 +6,7 @@ import { CRAWL_CHILD_SCRIPT } from '../src/crawl-job.ts';
 import { HARD_TIME_LIMIT_EXCEEDED, SOFT_TIME_LIMIT_EXCEEDED, runWithHardTimeLimit, withSoftTimeLimit } from '../src/time-limits.ts';
 
 describe('time-limits: soft limit', () => {
-  it('When cooperative work overruns, Then its signal aborts, its cleanup runs, and it fails unrecoverably', async () => {
+  it('When cooperative work overruns, Then its signal aborts, its cleanup runs, and it fails unrecoverably [test:soft-limit-aborts-signal]', async () => {
     let cleanedUp = false;
     const work = withSoftTimeLimit(100, async (signal) => {
       try {
@@ -31,7 +31,7 @@ describe('time-limits: soft limit', () => {
 });
 
 describe('time-limits: hard limit', () => {
-  it('When the child blocks its event loop, Then the watchdog kills it and the pid is gone', async () => {
+  it('When the child blocks its event loop, Then the watchdog kills it and the pid is gone [test:hard-limit-kills-child-process]', async () => {
     let pid = 0;
     const run = runWithHardTimeLimit({ script: CRAWL_CHILD_SCRIPT, args: ['block', '100'], limitMs: 1500, onStart: (p) => void (pid = p) });
     await expect(run).rejects.toThrow(HARD_TIME_LIMIT_EXCEEDED);

@@ -48,7 +48,7 @@ async function startWorkerWithFaults(rules: string): Promise<void> {
 const settle = async (jobId: string) => (await waitForFinalState(queue, jobId, { timeoutMs: 20_000 })).job;
 
 describe('worker: retries on a real queue', () => {
-  it('When the source fails once then answers, Then the job completes after 2 runs and keeps its deadline_at', async () => {
+  it('When the source fails once then answers, Then the job completes after 2 runs and keeps its deadline_at [test:retry-keeps-deadline-at]', async () => {
     await startWorkerWithFaults('source-read:throw:1');
     const submitted = await submitRetryExport(queue, { deadlineInMs: 30_000 });
     const job = await settle(submitted.id ?? '');
@@ -58,7 +58,7 @@ describe('worker: retries on a real queue', () => {
     expect((await readRetryEvidence(redis, queueName, submitted.id ?? '')).runs.map((r) => r.attempt)).toEqual([1, 2]);
   });
 
-  it('When a job is submitted with attempts 2 and the source always fails, Then BullMQ stops after 2 runs', async () => {
+  it('When a job is submitted with attempts 2 and the source always fails, Then BullMQ stops after 2 runs [test:attempts-counts-first-run]', async () => {
     await startWorkerWithFaults('source-read:throw:always');
     const submitted = await submitRetryExport(queue, { deadlineInMs: 30_000, attempts: 2 });
     const job = await settle(submitted.id ?? '');

@@ -37,7 +37,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export interface PrivateRedisOptions {
+  /** How long a start (or restart) may take before it counts as failed. */
+  startTimeoutMs?: number;
+}
+
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   const binary = findBinary(['redis-server']);
   if (!binary) throw new Error('redis-server is not installed; run pnpm infra:up once (it installs or explains)');
   const dir = mkdtempSync(join(tmpdir(), 'tasks-lab-redis-'));
@@ -51,14 +57,6 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     { mode: 0o600 },
   );
   let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn(binary, [conf], { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
-    while ((await probeRedis(port, password)).state !== 'healthy') {
-      if (Date.now() > deadline) throw new Error(`private Redis on port ${port} did not start`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
   const stop = async (signal: NodeJS.Signals) => {
     const current = child;
     if (!current || current.exitCode !== null || current.signalCode !== null) return;
@@ -67,7 +65,25 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     current.kill(signal);
     await exited;
   };
-  await start();
+  const start = async () => {
+    child = spawn(binary, [conf], { stdio: 'ignore' });
+    const deadline = Date.now() + startTimeoutMs;
+    while ((await probeRedis(port, password)).state !== 'healthy') {
+      if (Date.now() > deadline) {
+        // A server that is late may still come up: it must not outlive the drill that gave up on it.
+        await stop('SIGKILL');
+        throw new Error(`private Redis on port ${port} did not answer within ${startTimeoutMs} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await start();
+  } catch (err) {
+    // Nobody got a handle to close(): the folder (config with its password, data) goes now.
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     port,
     options: (overrides = {}) => ({ host: '127.0.0.1', port, password, maxRetriesPerRequest: null, ...overrides }),

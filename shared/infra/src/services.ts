@@ -10,6 +10,7 @@ import {
   redisServerVersion,
   tryAptInstall,
   versionProblem,
+  type AptOptions,
   type Binaries,
 } from './binaries.ts';
 import { loadCredentials, prepareCredentials, type Credentials } from './credentials.ts';
@@ -81,7 +82,14 @@ export function portProblem(service: Service, port: number, result: ProbeResult)
 /** Checks binaries (local mode), versions and ports before anything starts. */
 export async function preflight(
   services: Service[],
-  options: { mode: Mode; settings?: ServiceSettings; credentials?: Credentials; binaries?: Binaries; log?: (line: string) => void },
+  options: {
+    mode: Mode;
+    settings?: ServiceSettings;
+    credentials?: Credentials;
+    binaries?: Binaries;
+    log?: (line: string) => void;
+    apt?: AptOptions;
+  },
 ): Promise<Problem[]> {
   const settings = options.settings ?? serviceSettings();
   const credentials = options.credentials ?? loadCredentials();
@@ -89,11 +97,14 @@ export async function preflight(
   let binaries = options.binaries ?? findBinaries();
   if (options.mode === 'native') {
     const missing = services.filter((s) => (s === 'redis' ? !binaries.redisServer : !binaries.mysqlServer));
-    if (missing.length > 0 && tryAptInstall(missing, options.log ?? (() => {}))) binaries = findBinaries();
+    const apt = missing.length > 0 ? await tryAptInstall(missing, options.log ?? (() => {}), options.apt) : undefined;
+    if (apt?.installed) binaries = findBinaries();
+    const aptFailed = apt?.error ? ` (installing it with apt failed: ${apt.error})` : '';
     for (const service of services) {
       const binary = service === 'redis' ? binaries.redisServer : binaries.mysqlServer;
       if (!binary) {
-        problems.push({ service, code: 'missing-binary', message: `no ${service === 'redis' ? 'redis-server' : 'mariadbd or mysqld'} found: ${installHint(service)}` });
+        const name = service === 'redis' ? 'redis-server' : 'mariadbd or mysqld';
+        problems.push({ service, code: 'missing-binary', message: `no ${name} found${aptFailed}: ${installHint(service)}` });
         continue;
       }
       const found = service === 'redis' ? { version: redisServerVersion(binary) } : (mysqlServerVersion(binary) ?? {});

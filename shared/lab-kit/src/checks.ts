@@ -209,7 +209,7 @@ export interface VerifyOptions {
   resultDir?: string;
 }
 
-/** "Next: pnpm lab 03 (labs/03-background-tasks)" when the next lab exists beside this one. */
+/** "Next: pnpm -w lab 03 (labs/03-background-tasks)" when the next lab exists beside this one (-w: it works from the lab folder too). */
 export function nextLessonHint(lesson: string, labDir: string): string {
   const next = String(Number(lesson) + 1).padStart(2, '0');
   const labsDir = dirname(labDir);
@@ -217,8 +217,8 @@ export function nextLessonHint(lesson: string, labDir: string): string {
     ? readdirSync(labsDir).find((name) => name.startsWith(`${next}-`))
     : undefined;
   return folder
-    ? `Next: pnpm lab ${next} (labs/${folder}, docs/${folder}.md)`
-    : 'That is the last lesson available so far (`pnpm lab` lists them).';
+    ? `Next: pnpm -w lab ${next} (labs/${folder}, docs/${folder}.md)`
+    : 'That is the last lesson available so far (`pnpm -w lab` lists them).';
 }
 
 /**

@@ -1,4 +1,5 @@
 export * from './checks.ts';
+export * from './coverage.ts';
 export * from './errors.ts';
 export * from './exercise.ts';
 export * from './faults.ts';

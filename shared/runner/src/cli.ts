@@ -7,6 +7,7 @@
 //   pnpm lab 03 --solution      where the reference answer is, graded the same way
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
 //   pnpm lab check-exercises    every untouched exercise fails, every solution passes
+//   pnpm lab coverage [NN] [--write]  which course checklist items the checks and tests grade
 import { relative } from 'node:path';
 import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary } from '@tasks-lab/lab-kit';
@@ -16,6 +17,7 @@ import { findLesson, LESSONS } from './lessons.ts';
 import { formatRepeat, summariseRuns } from './repeat.ts';
 import { runExerciseTest, runVerifyOnce } from './run.ts';
 import { checkAllExercises } from './exercises.ts';
+import { allCoverage, formatCoverage } from './coverage.ts';
 
 const USAGE = `Usage:
   pnpm lab                       list the lessons and their status
@@ -25,7 +27,9 @@ const USAGE = `Usage:
   pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
   pnpm lab NN --solution         show the reference answer's path and grade it
   pnpm lab diff A B [--full]     show what lesson B changed relative to lesson A
-  pnpm lab check-exercises       check every exercise fails untouched and every solution passes`;
+  pnpm lab check-exercises       check every exercise fails untouched and every solution passes
+  pnpm lab coverage [NN]         which course checklist items each lesson's checks and tests grade
+  pnpm lab coverage --write      also rewrite each lesson doc's coverage table from the data`;
 
 class UsageError extends Error {}
 
@@ -113,14 +117,14 @@ async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'):
   if (!info) throw new UsageError(`Lesson ${lab.lesson.number} has no try-it-yourself exercise.`);
   const where = (file: string) => relative(process.cwd(), `${lab.dir}/${file}`);
   if (flag === '--hint') {
-    console.log(`Exercise: ${where(info.file)}\nHint: ${info.hint}\nGrade it with: pnpm lab ${lab.lesson.number} --exercise`);
+    console.log(`Exercise: ${where(info.file)}\nHint: ${info.hint}\nGrade it with: pnpm -w lab ${lab.lesson.number} --exercise`);
     return 0;
   }
   if (flag === '--solution') console.log(`Reference answer: ${where(info.solution)}\nGrading it with ${where(info.test)}:\n`);
   else console.log(`Grading ${where(info.file)} with ${where(info.test)}:\n`);
   const { exitCode } = await runExerciseTest(lab, flag === '--solution' ? 'solution' : 'student');
   if (flag === '--exercise') {
-    console.log(exitCode === 0 ? '✓ Your exercise passes.' : `✗ Not yet. A hint: pnpm lab ${lab.lesson.number} --hint`);
+    console.log(exitCode === 0 ? '✓ Your exercise passes.' : `✗ Not yet. A hint: pnpm -w lab ${lab.lesson.number} --hint`);
   }
   return exitCode === 0 ? 0 : 1;
 }
@@ -138,6 +142,15 @@ async function main(argv: string[]): Promise<number> {
     const passed = results.filter((r) => r.ok).length;
     console.log(formatSummary({ passed, failed: results.length - passed }));
     return passed === results.length ? 0 : 1;
+  }
+  if (first === 'coverage') {
+    const only = rest.find((x) => !x.startsWith('--'));
+    const labs = only ? [requireLab(only)] : LESSONS.map((lesson) => findLab(lesson)).filter((lab): lab is Lab => lab !== undefined);
+    const report = await allCoverage(labs, { write: rest.includes('--write') });
+    for (const lesson of report) for (const line of formatCoverage(lesson)) console.log(line);
+    const failed = report.filter((c) => c.problems.length > 0).length;
+    console.log(formatSummary({ passed: report.length - failed, failed }));
+    return failed === 0 ? 0 : 1;
   }
   if (first === 'diff') {
     const [a, b] = rest.filter((x) => !x.startsWith('--'));

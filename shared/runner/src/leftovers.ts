@@ -1,7 +1,7 @@
 // After `pnpm test`, nothing the labs started may still be running: a drill that kills
 // a worker but leaves its child spinning would slow every later check and every later
 // run on the machine. Linux only (reads /proc); elsewhere it finds nothing.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface Leftover {
   pid: number;
@@ -38,8 +38,36 @@ function isOurDescendant(pid: number): boolean {
   return false;
 }
 
+/** The command line, or undefined when the process ended while we looked. */
+function commandOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The working directory, or undefined when it is not ours to read or the process ended. */
+function workingDirOf(pid: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Processes whose command line mentions `root` and that started after this process did,
+ * A process belongs to the folder when its command line names it (`node /repo/labs/09/src/worker.ts`)
+ * or when it runs inside it: `pnpm worker` in labs/09 starts `node --import tsx src/worker.ts`,
+ * whose command line has only relative paths.
+ */
+function belongsTo(root: string, command: string, workingDir: string | undefined): boolean {
+  if (command.includes(root)) return true;
+  return workingDir !== undefined && (workingDir === root || workingDir.startsWith(`${root}/`));
+}
+
+/**
+ * Processes that belong to `root` (see belongsTo) and started after this process did,
  * other than this process, its own descendants, and the pids in `keep` (the labs' own
  * Redis and database).
  */
@@ -50,13 +78,8 @@ export function findLeftovers(root: string, keep: ReadonlySet<number>): Leftover
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid || keep.has(pid)) continue;
-    let command: string;
-    try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-    } catch {
-      continue; // it ended while we looked
-    }
-    if (!command.includes(root)) continue;
+    const command = commandOf(pid);
+    if (command === undefined || !belongsTo(root, command, workingDirOf(pid))) continue;
     const started = startTicks(pid);
     if (started !== undefined && started >= since && !isOurDescendant(pid)) leftovers.push({ pid, command: command.slice(0, 160) });
   }

@@ -1,21 +1,20 @@
 // `pnpm test`: everything CI checks, in one command.
 //   1. turbo runs every package's typecheck, vitest tests and verify script
 //   2. every exercise fails untouched and every solution passes
-//   3. one closing line adds up tests, verify checks and exercise checks
+//   3. every lesson's course coverage holds (pnpm lab coverage)
+//   4. a closing section adds up tests, verify checks, exercise checks and coverage, says how long
+//      the run took, and ends with one `N passed, N failed` line
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { countLeakedSecrets, ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
-import { formatSummary } from '@tasks-lab/lab-kit';
+import { closingSection, type Tally } from './closing.ts';
 import { checkAllExercises } from './exercises.ts';
+import { allCoverage, formatCoverage } from './coverage.ts';
 import { findLab, REPO_ROOT } from './labs.ts';
 import { LESSONS } from './lessons.ts';
 import { findLeftovers } from './leftovers.ts';
-
-interface Tally {
-  passed: number;
-  failed: number;
-}
+import { turboRunArgs } from './turbo-run.ts';
 
 function packageDirs(): string[] {
   return ['labs', 'shared'].flatMap((group) => {
@@ -81,35 +80,37 @@ const started = Date.now();
 // Lessons 08+ need Redis and the database. Start them once, before turbo runs labs in parallel.
 const needsServices = LESSONS.some((lesson) => (findLab(lesson)?.needs.length ?? 0) > 0);
 if (needsServices) await ensureInfra({ log: (line) => console.log(`[infra] ${line}`) });
-// --continue: one failing lab must not hide how the others did. --no-daemon: a turbo daemon
-// outliving the run would look like a process a lab forgot to stop.
-const turbo = await runEchoed(
-  'pnpm',
-  ['exec', 'turbo', 'run', 'typecheck', 'test', 'verify', '--concurrency=2', '--continue', '--no-daemon', ...process.argv.slice(2)],
-  { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TASKS_LAB_RUN_STARTED: String(started) },
-);
+const turbo = await runEchoed('pnpm', turboRunArgs(process.argv.slice(2)), {
+  ...process.env,
+  TURBO_TELEMETRY_DISABLED: '1',
+  TASKS_LAB_RUN_STARTED: String(started),
+});
 console.log('\nExercises: every untouched exercise must fail, every solution must pass');
 const exercises = await checkAllExercises();
+console.log('\nCourse coverage: every checklist item of every lesson is graded or doc-only with a reason');
+const coverage = await allCoverage(LESSONS.map((lesson) => findLab(lesson)).filter((lab) => lab !== undefined));
+for (const lesson of coverage) for (const line of formatCoverage(lesson)) console.log(line);
+const coverageFailed = coverage.filter((c) => c.problems.length > 0).length;
 const { tests, checks, missing } = tallyReports(started);
 const exercisePassed = exercises.filter((r) => r.ok).length;
-const exerciseFailed = exercises.length - exercisePassed;
 
 // The generated passwords must never reach any output: look for each one in everything printed.
-const leaks = countLeakedSecrets(turbo.output);
+const leakedSecrets = countLeakedSecrets(turbo.output);
 // Every worker, child and thread a lab started must be gone; the labs' own services stay up.
 const services = new Set([nativeRedisPid(), nativeMysqlPid()].filter((pid): pid is number => pid !== undefined));
 const leftovers = findLeftovers(REPO_ROOT, services);
 
+const { lines, failed } = closingSection({
+  tests,
+  checks,
+  exercises: { passed: exercisePassed, failed: exercises.length - exercisePassed },
+  coverage: { passed: coverage.length - coverageFailed, failed: coverageFailed },
+  leakedSecrets,
+  leftovers,
+  missing,
+  turboStatus: turbo.status,
+  elapsedMs: Date.now() - started,
+});
 console.log('');
-console.log(`vitest tests:     ${formatSummary(tests)}`);
-console.log(`verify checks:    ${formatSummary(checks)}`);
-console.log(`exercise checks:  ${formatSummary({ passed: exercisePassed, failed: exerciseFailed })}`);
-console.log(`secrets:          ${leaks === 0 ? 'no generated password appears in the output' : `${leaks} generated password(s) appear in the output`}`);
-console.log(`processes:        ${leftovers.length === 0 ? 'nothing the labs started is still running' : `${leftovers.length} left running`}`);
-for (const p of leftovers) console.log(`left running: pid ${p.pid} ${p.command}`);
-for (const line of missing) console.log(`missing: ${line}`);
-if (turbo.status !== 0) console.log(`turbo exited with ${turbo.status}: a typecheck, test or verify failed (see above)`);
-const failed =
-  tests.failed + checks.failed + exerciseFailed + missing.length + leaks + leftovers.length + (turbo.status === 0 ? 0 : 1);
-console.log(formatSummary({ passed: tests.passed + checks.passed + exercisePassed, failed }));
+for (const line of lines) console.log(line);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,29 @@ describe('findLeftovers', () => {
       rmSync(marker, { recursive: true, force: true });
     }
     expect(findLeftovers(marker, new Set())).toEqual([]);
+  });
+
+  it('When an orphan was started from inside the folder with a relative path (node worker.js), Then it is found by its working directory [test:leftover-relative-path]', async () => {
+    const labDir = mkdtempSync(join(tmpdir(), 'leftover-'));
+    // Like `node --import tsx src/worker.ts` run in labs/NN: nothing on its command line names the folder.
+    writeFileSync(join(labDir, 'worker.js'), 'setInterval(() => {}, 1000);\n');
+    const orphanPid = await new Promise<number>((resolve) => {
+      const parent = spawn(
+        process.execPath,
+        ['-e', `const c = require('child_process').spawn(process.execPath, ['worker.js'], { detached: true, stdio: 'ignore' }); console.log(c.pid); c.unref();`],
+        { cwd: labDir, stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(findLeftovers(labDir, new Set()).map((l) => l.pid)).toEqual([orphanPid]);
+    } finally {
+      process.kill(orphanPid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rmSync(labDir, { recursive: true, force: true });
+    }
+    expect(findLeftovers(labDir, new Set())).toEqual([]);
   });
 
   it('When a process is our own child (tsx keeps an esbuild service), Then it is not a leftover', async () => {

@@ -1,0 +1,62 @@
+// The worker makes sure the lab's Redis and database run before it connects, and says so
+// on screen, like every long-running process of lessons 08 to 10. Tried without touching
+// the real services: the "something is in the way" case points the lab's Redis port at a
+// stand-in server that answers like a web server, which the check must refuse by name.
+import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startTsProcess } from '@tasks-lab/lab-kit';
+import { openQueue } from '@tasks-lab/08-broker-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORKER_SCRIPT } from '../scripts/scenarios.ts';
+import { retryQueueAddress } from '../src/jobs.ts';
+import { RETRY_WORKER_OPTIONS } from '../src/options.ts';
+
+const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+let impostor: Server;
+let impostorPort = 0;
+const connections = new Set<Socket>();
+
+beforeAll(async () => {
+  // Not Redis: every connection gets an HTTP answer and is closed.
+  impostor = createServer((socket) => {
+    connections.add(socket);
+    socket.on('error', () => {}); // a client that hangs up first is no news here
+    socket.on('close', () => connections.delete(socket));
+    socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+  impostorPort = (impostor.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  for (const socket of connections) socket.destroy();
+  await new Promise<void>((resolve) => impostor.close(() => resolve()));
+});
+
+describe('the worker checks the services first', () => {
+  it('When the worker starts, Then it says where the lab\'s Redis and database run before its ready line [test:worker-reports-services]', { timeout: 60_000 }, async () => {
+    const queueName = `services-${randomUUID()}`;
+    const worker = startTsProcess(WORKER_SCRIPT, { cwd: LAB_DIR, env: RETRY_WORKER_OPTIONS.toEnv({ queueName }) });
+    try {
+      await worker.waitForOutput(/ready on queue/, 45_000);
+      expect(worker.output()).toMatch(/^\[infra\] (Redis on 127\.0\.0\.1:\d+ and the database on 127\.0\.0\.1:\d+ already running|starting )[\s\S]*^retry worker \d+ ready/m);
+    } finally {
+      await worker.stop(5000);
+      const queue = await openQueue(retryQueueAddress(queueName));
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
+  it('When something that is not Redis holds the lab\'s Redis port, Then the worker stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]', { timeout: 90_000 }, async () => {
+    const env = { ...RETRY_WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` }), TASKS_LAB_REDIS_PORT: String(impostorPort) };
+    const worker = startTsProcess(WORKER_SCRIPT, { cwd: LAB_DIR, env });
+    const exit = await Promise.race([worker.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+    if (exit === 'still running') worker.kill();
+
+    expect(exit, `output so far:\n${worker.output()}`).toMatchObject({ code: 1 });
+    expect(worker.output()).toMatch(new RegExp(`port ${impostorPort} is already in use by another program`));
+    expect(worker.output()).not.toMatch(/^retry worker \d+ ready/m);
+  });
+});
