@@ -13,17 +13,24 @@ export type AppErrorCode =
   | 'method-not-allowed'
   | 'internal';
 
+/**
+ * What an AppError's code may be: lesson 01's codes above, or a code a later lab adds
+ * (`missing-products`, `idempotency-key-reused`). `string & {}` keeps the editor's
+ * completion of lesson 01's names while accepting any other string.
+ */
+export type ErrorCode = AppErrorCode | (string & {});
+
 export interface Issue {
   path: string;
   message: string;
 }
 
 export class AppError extends Error {
-  readonly code: AppErrorCode;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly issues?: Issue[];
 
-  constructor(code: AppErrorCode, message: string, status: number, options: { issues?: Issue[]; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, status: number, options: { issues?: Issue[]; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     // The subclass name (InvalidTransitionError, JobNotFoundError) shows up in logs and stack traces.
     this.name = new.target.name;

@@ -5,35 +5,21 @@
 // skipped it would retry that port for ever instead of exiting.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTsProcess } from '@tasks-lab/lab-kit';
+import { startImpostorServer, type ImpostorServer } from '@tasks-lab/lab-kit/testing';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CPU_WORKER_SCRIPT, EXPORT_WORKER_SCRIPT } from '../scripts/scenarios.ts';
 import { CPU_WORKER_OPTIONS, WORKER_OPTIONS } from '../src/options.ts';
 import { exportsAddress } from '../src/queue.ts';
 
-let impostor: Server;
-let impostorPort = 0;
-const connections = new Set<Socket>();
-
+let impostor: ImpostorServer;
 beforeAll(async () => {
-  // Not Redis: every connection gets an HTTP answer and is closed.
-  impostor = createServer((socket) => {
-    connections.add(socket);
-    socket.on('error', () => {}); // a client that hangs up first is no news here
-    socket.on('close', () => connections.delete(socket));
-    socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-  });
-  await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
-  impostorPort = (impostor.address() as AddressInfo).port;
+  impostor = await startImpostorServer();
 });
-afterAll(async () => {
-  for (const socket of connections) socket.destroy();
-  await new Promise<void>((resolve) => impostor.close(() => resolve()));
-});
+afterAll(() => impostor.close());
 
 describe('long-running processes check the services first', () => {
   it('When the export worker starts, Then it says where the lab\'s Redis runs before its ready line [test:worker-reports-services]', { timeout: 60_000 }, async () => {
@@ -59,12 +45,12 @@ describe('long-running processes check the services first', () => {
     'When something that is not Redis holds the lab\'s Redis port, Then %s stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]',
     { timeout: 90_000 },
     async (_label, script, env) => {
-      const worker = startTsProcess(script, { env: { ...env, TASKS_LAB_REDIS_PORT: String(impostorPort) } });
+      const worker = startTsProcess(script, { env: { ...env, TASKS_LAB_REDIS_PORT: String(impostor.port) } });
       const exit = await Promise.race([worker.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
       if (exit === 'still running') worker.kill();
 
       expect(exit, `output so far:\n${worker.output()}`).toMatchObject({ code: 1 });
-      expect(worker.output()).toMatch(new RegExp(`port ${impostorPort} is already in use by another program`));
+      expect(worker.output()).toMatch(new RegExp(`port ${impostor.port} is already in use by another program`));
       expect(worker.output()).not.toMatch(/^(cpu )?worker \d+ ready/m);
     },
   );

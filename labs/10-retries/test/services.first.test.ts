@@ -3,9 +3,9 @@
 // the real services: the "something is in the way" case points the lab's Redis port at a
 // stand-in server that answers like a web server, which the check must refuse by name.
 import { randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startTsProcess } from '@tasks-lab/lab-kit';
+import { startImpostorServer, type ImpostorServer } from '@tasks-lab/lab-kit/testing';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKER_SCRIPT } from '../scripts/scenarios.ts';
@@ -14,25 +14,11 @@ import { RETRY_WORKER_OPTIONS } from '../src/options.ts';
 
 const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-let impostor: Server;
-let impostorPort = 0;
-const connections = new Set<Socket>();
-
+let impostor: ImpostorServer;
 beforeAll(async () => {
-  // Not Redis: every connection gets an HTTP answer and is closed.
-  impostor = createServer((socket) => {
-    connections.add(socket);
-    socket.on('error', () => {}); // a client that hangs up first is no news here
-    socket.on('close', () => connections.delete(socket));
-    socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-  });
-  await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
-  impostorPort = (impostor.address() as AddressInfo).port;
+  impostor = await startImpostorServer();
 });
-afterAll(async () => {
-  for (const socket of connections) socket.destroy();
-  await new Promise<void>((resolve) => impostor.close(() => resolve()));
-});
+afterAll(() => impostor.close());
 
 describe('the worker checks the services first', () => {
   it('When the worker starts, Then it says where the lab\'s Redis and database run before its ready line [test:worker-reports-services]', { timeout: 60_000 }, async () => {
@@ -50,13 +36,13 @@ describe('the worker checks the services first', () => {
   });
 
   it('When something that is not Redis holds the lab\'s Redis port, Then the worker stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]', { timeout: 90_000 }, async () => {
-    const env = { ...RETRY_WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` }), TASKS_LAB_REDIS_PORT: String(impostorPort) };
+    const env = { ...RETRY_WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` }), TASKS_LAB_REDIS_PORT: String(impostor.port) };
     const worker = startTsProcess(WORKER_SCRIPT, { cwd: LAB_DIR, env });
     const exit = await Promise.race([worker.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
     if (exit === 'still running') worker.kill();
 
     expect(exit, `output so far:\n${worker.output()}`).toMatchObject({ code: 1 });
-    expect(worker.output()).toMatch(new RegExp(`port ${impostorPort} is already in use by another program`));
+    expect(worker.output()).toMatch(new RegExp(`port ${impostor.port} is already in use by another program`));
     expect(worker.output()).not.toMatch(/^retry worker \d+ ready/m);
   });
 });

@@ -4,6 +4,7 @@
 // runs the check's scenario for real, and expects the check to fail. A case never
 // hands a judge invented evidence. `coversEveryCheck()` fails while any check of the
 // lab has no case, so a new check cannot arrive without its proof.
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
 import { findCheck, runCheck, type Check, type CheckResult } from './checks.ts';
 
@@ -39,6 +40,35 @@ export function canFailSuite<D>(build: (deps?: D) => readonly Check[]): CanFailS
         const missing = build().map((c) => c.id).filter((id) => !covered.has(id));
         expect(missing, `checks with no can-fail case: ${missing.join(', ')}`).toEqual([]);
       });
+    },
+  };
+}
+
+/** A stand-in server on a free port, for tests that point a lab at the wrong service. */
+export interface ImpostorServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a server that is not Redis (nor MySQL): every connection gets an HTTP 400 answer
+ * and is closed. A test points a lab's service port at it to see the lab refuse it by name
+ * instead of retrying for ever, without touching the real services.
+ */
+export async function startImpostorServer(): Promise<ImpostorServer> {
+  const connections = new Set<Socket>();
+  const server = createServer((socket) => {
+    connections.add(socket);
+    socket.on('error', () => {}); // a client that hangs up first is no news here
+    socket.on('close', () => connections.delete(socket));
+    socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      for (const socket of connections) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

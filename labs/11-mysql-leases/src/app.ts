@@ -1,0 +1,131 @@
+// Lesson 11's HTTP API. Same conventions as lesson 01 (its requireJson, parseJsonBody,
+// allowOnly, 404 and error middleware, its request schema), but the record is a row of
+// export_jobs in MySQL:
+//
+//   POST /exports       freeze the snapshot and insert the job in ONE short transaction,
+//                       wake a worker only after the commit, answer 202 + Location.
+//                       An Idempotency-Key header makes a retry safe: the same key with the
+//                       same request returns the same job; with another request, 409.
+//   GET  /exports/:id   reads the row (404 only when there is no row). Nothing here asks
+//                       Redis: a wake-up BullMQ forgot changes nothing a user sees.
+import express, { type Express, type Request } from 'express';
+import type { Pool } from 'mysql2/promise';
+import {
+  JobNotFoundError,
+  allowOnly,
+  errorMiddleware,
+  isTerminal,
+  notFoundHandler,
+  parseExportRequest,
+  parseJobId,
+  parseJsonBody,
+  requireJson,
+  type JobState,
+} from '@tasks-lab/01-state-machine';
+import { errorMessage } from '@tasks-lab/lab-kit';
+import { readJob, submitSnapshot, type JobRow } from './leases.ts';
+
+/** The header a client sets to make POST /exports safe to retry. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** What the API answers for a job: lesson 01's fields plus what lesson 11 keeps in the row. */
+export interface ExportResponse {
+  id: string;
+  status: JobState;
+  /** Derived from status on every read, never stored. */
+  terminal: boolean;
+  /** The frozen snapshot's products, in the order the client asked for them. */
+  product_ids: number[];
+  /** How many times a worker claimed the job. */
+  attempts: number;
+  /** The published artifact (its name carries the lease token that wrote it); null until succeeded. */
+  result_ref: string | null;
+  result: { rows: number } | null;
+  error: string | null;
+  deadline_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toExportResponse(row: JobRow): ExportResponse {
+  return {
+    id: row.id,
+    status: row.status,
+    terminal: isTerminal(row.status),
+    product_ids: row.snapshot.map((product) => product.id),
+    attempts: row.attempts,
+    result_ref: row.resultRef,
+    result: row.status === 'succeeded' ? { rows: row.resultRows ?? row.snapshot.length } : null,
+    error: row.errorCode,
+    deadline_at: row.deadlineAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The Idempotency-Key header, or undefined when the client sent none. submitSnapshot
+ * checks its form (InvalidIdempotencyKeyError, 400); a header sent twice arrives joined
+ * with ", " and is refused there too.
+ */
+export function idempotencyKeyOf(req: Request): string | undefined {
+  return req.get(IDEMPOTENCY_KEY_HEADER);
+}
+
+export interface AppOptions {
+  /** The process's one pool. */
+  pool: Pool;
+  /** Wakes a worker for a committed job (queue.ts's wakeWorker on the lab's queue). */
+  wake: (jobId: string) => Promise<unknown>;
+  /** How a submission is stored. @defaultValue submitSnapshot (only the can-fail fixtures pass another) */
+  submit?: typeof submitSnapshot;
+  /** How long a new job has before its deadline. @defaultValue submitSnapshot's (the course's 10 minutes) */
+  deadlineMs?: number;
+  log?: (line: string) => void;
+}
+
+export function createApp(options: AppOptions): Express {
+  const { pool, wake } = options;
+  const submit = options.submit ?? submitSnapshot;
+  const log = options.log ?? console.error;
+  const app = express();
+  app.disable('x-powered-by');
+
+  app
+    .route('/exports')
+    .post(requireJson, parseJsonBody, async (req, res) => {
+      const request = parseExportRequest(req.body);
+      const idempotencyKey = idempotencyKeyOf(req);
+      // Returns only after the COMMIT: the row exists before anyone hears about it.
+      const submitted = await submit(pool, request.product_ids, { idempotencyKey, deadlineMs: options.deadlineMs });
+      // Wake a worker on every accepted request, a replay included: if the first wake-up
+      // was lost, this one helps; if not, the second claim finds the lease taken.
+      try {
+        await wake(submitted.jobId);
+      } catch (err) {
+        // The job is committed and stays queued; nobody was woken (lesson 12's outbox closes this gap).
+        log(`job ${submitted.jobId} is saved but no worker was woken: ${errorMessage(err).slice(0, 200)}`);
+      }
+      const row = await readJob(pool, submitted.jobId);
+      if (!row) throw new JobNotFoundError(submitted.jobId);
+      if (!submitted.created) res.set('Idempotent-Replayed', 'true');
+      // 202 says "accepted", not "done": the client polls the Location, which reads the table.
+      res.status(202).location(`/exports/${row.id}`).json(toExportResponse(row));
+    })
+    .all(allowOnly('POST'));
+
+  app
+    .route('/exports/:id')
+    .get(async (req, res) => {
+      // Lower case: one spelling per job (the column compares byte for byte).
+      const jobId = parseJobId(req.params.id).toLowerCase();
+      const row = await readJob(pool, jobId);
+      if (!row) throw new JobNotFoundError(jobId);
+      res.json(toExportResponse(row));
+    })
+    .all(allowOnly('GET'));
+
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(log));
+  return app;
+}

@@ -1,0 +1,111 @@
+// Lesson 11's options, read once at start-up from their environment variables (or
+// overrides in code), with the course's values as defaults. A zero, negative or
+// non-numeric timing is refused with a message naming the variable and its bounds.
+//
+//   LEASE_MS                   30000    how long a claim holds a job
+//   RETRY_BACKOFF_MS           10000    how long a requeued job waits before its next claim
+//   EXPORT_DEADLINE_MS         600000   the business deadline, counted from submission
+//   MAX_ATTEMPTS               3        claims a job may have in its whole life
+//   LOCK_WAIT_SECONDS          1        innodb_lock_wait_timeout: how long a statement waits for a row lock
+//   STATEMENT_TIME_LIMIT_MS    3000     the server stops a statement that runs longer (see sql-dialect.ts)
+//   DB_CONNECT_TIMEOUT_MS      3000     opening a connection gives up after this
+//   COURSE_TIMINGS             0        1: the course's values, whatever the variables above say
+//
+// The processes' settings (`pnpm worker`, `pnpm start`, `pnpm submit`):
+//   EXPORTS_QUEUE, WORKER_CONCURRENCY, LOCK_DURATION_MS, STALLED_INTERVAL_MS, MAX_STALLED_COUNT
+//                          lab 08's worker options (BullMQ's delivery settings)
+//   JOBS_DATABASE          tasks_lab11   the database holding export_jobs and products
+//   ARTIFACTS_DIR          labs/11-mysql-leases/artifacts
+//   PORT                   8000          the API's port (0: any free port)
+// Verify and the tests start the same processes with another database and folder, so they
+// never touch the student's tasks_lab11.
+//
+// Verify and the tests run the same code with SHORT_TIMINGS (a 1.5 s lease instead of
+// 30 s), so a check that waits for a lease to pass takes seconds, not minutes.
+import { labDatabase } from '@tasks-lab/infra';
+import { choice, defineOptions, durationMs, name, OptionsError, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import { SERVER_OPTIONS } from '@tasks-lab/01-state-machine';
+import { WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
+import { ARTIFACTS_DIR } from './artifact.ts';
+
+export const LAB = '11';
+/** The student's database: `pnpm start`, `pnpm worker` and `pnpm submit` use it. */
+export const JOBS_DATABASE = labDatabase(LAB);
+
+export const LEASE_OPTIONS = defineOptions({
+  leaseMs: durationMs('LEASE_MS', 30_000, { min: 100, max: 60 * 60 * 1000 }),
+  retryBackoffMs: durationMs('RETRY_BACKOFF_MS', 10_000, { min: 1, max: 60 * 60 * 1000 }),
+  deadlineMs: durationMs('EXPORT_DEADLINE_MS', 600_000, { min: 1000, max: 7 * 24 * 60 * 60 * 1000 }),
+  maxAttempts: wholeNumber('MAX_ATTEMPTS', 3, { min: 1, max: 100 }),
+  lockWaitSeconds: wholeNumber('LOCK_WAIT_SECONDS', 1, { min: 1, max: 60 }),
+  statementTimeLimitMs: durationMs('STATEMENT_TIME_LIMIT_MS', 3000, { min: 100, max: 60_000 }),
+  connectTimeoutMs: durationMs('DB_CONNECT_TIMEOUT_MS', 3000, { min: 100, max: 60_000 }),
+  courseTimings: choice('COURSE_TIMINGS', '0', ['0', '1']),
+});
+export type LeaseOptionValues = ReturnType<typeof LEASE_OPTIONS.defaults>;
+
+/** The course's values: what `COURSE_TIMINGS=1` forces. */
+export const COURSE_TIMINGS: Readonly<LeaseOptionValues> = LEASE_OPTIONS.defaults();
+
+/**
+ * What verify and the tests run with: the same code paths, shorter waits. The lease is
+ * long enough for a claim, a small artifact and a finish on a busy 2-core machine, and
+ * short enough that waiting for it to pass costs a second or two.
+ */
+export const SHORT_TIMINGS: Readonly<Partial<LeaseOptionValues>> = {
+  leaseMs: 1500,
+  retryBackoffMs: 500,
+  deadlineMs: 60_000,
+};
+
+/** Reads the options; `COURSE_TIMINGS=1` puts the course's timings back over anything else. */
+export function readLeaseOptions(options: ReadOptions<LeaseOptionValues> = {}): LeaseOptionValues {
+  const values = LEASE_OPTIONS.read(options);
+  // A statement waiting for a row lock is a running statement: with a shorter time limit it
+  // would be stopped as "too slow" (1969/3024) before the lock wait could say "locked" (1205).
+  if (values.statementTimeLimitMs <= values.lockWaitSeconds * 1000) {
+    throw new OptionsError([`STATEMENT_TIME_LIMIT_MS (${values.statementTimeLimitMs}) must be above LOCK_WAIT_SECONDS (${values.lockWaitSeconds} s)`]);
+  }
+  if (values.courseTimings !== '1') return values;
+  const { leaseMs, retryBackoffMs, deadlineMs, maxAttempts } = COURSE_TIMINGS;
+  return { ...values, leaseMs, retryBackoffMs, deadlineMs, maxAttempts };
+}
+
+/** The short timings, for verify and tests; `COURSE_TIMINGS=1` still wins. */
+export function readShortLeaseOptions(env: NodeJS.ProcessEnv = process.env): LeaseOptionValues {
+  return readLeaseOptions({ env, overrides: SHORT_TIMINGS });
+}
+
+/** 1500 -> "1.5 s", 600000 -> "10 min". */
+export function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${Number((ms / 1000).toFixed(2))} s`;
+  return `${ms} ms`;
+}
+
+/** The words every printed observation uses for the timings it ran with: "lease 1.5 s, backoff 0.5 s, deadline 60 s, 3 attempts". */
+export function describeTimings(options: Pick<LeaseOptionValues, 'leaseMs' | 'retryBackoffMs' | 'deadlineMs' | 'maxAttempts'>): string {
+  const course = (['leaseMs', 'retryBackoffMs', 'deadlineMs', 'maxAttempts'] as const).every((key) => options[key] === COURSE_TIMINGS[key]);
+  return (
+    `lease ${formatDuration(options.leaseMs)}, backoff ${formatDuration(options.retryBackoffMs)}, ` +
+    `deadline ${formatDuration(options.deadlineMs)}, ${options.maxAttempts} attempts${course ? " (the course's timings)" : ''}`
+  );
+}
+
+// ---- the processes -------------------------------------------------------------
+
+const database = name('JOBS_DATABASE', JOBS_DATABASE);
+
+export const WORKER_PROCESS_OPTIONS = defineOptions({
+  ...WORKER_OPTIONS.specs,
+  database,
+  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
+});
+export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
+
+export const SERVER_PROCESS_OPTIONS = defineOptions({
+  ...SERVER_OPTIONS.specs,
+  queueName: WORKER_OPTIONS.specs.queueName,
+  database,
+});
+export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;

@@ -1,0 +1,94 @@
+// `pnpm start`: lesson 11's API as a real process (PORT defaults to 8000). One pool and
+// one BullMQ queue per process, opened at start and closed on SIGTERM/Ctrl-C after the
+// HTTP server stops taking requests.
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { AddressInfo } from 'node:net';
+import type { Pool } from 'mysql2/promise';
+import { ensureInfra, migrateLab } from '@tasks-lab/infra';
+import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
+import { createApp, type AppOptions } from './app.ts';
+import { LAB, openJobsDatabase } from './database.ts';
+import { describeTimings, readLeaseOptions } from './options.ts';
+import { SERVER_PROCESS_OPTIONS } from './options.ts';
+import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from './queue.ts';
+
+export const SHUTDOWN_GRACE_MS = 5 * SECOND;
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  /** Stops accepting connections and resolves once open ones are done. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the
+ * queue. `app` is built from `options` unless given (the can-fail fixtures pass broken ones).
+ */
+export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, '127.0.0.1', (err?: Error) => {
+      if (err) return reject(err);
+      const { port: actual } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${actual}`,
+        server,
+        close: idempotent(() => new Promise<void>((done) => server.close(() => done()))),
+      });
+    });
+  });
+}
+
+/** The pool and the queue a server process opens once. */
+export interface ApiServices {
+  pool: Pool;
+  queue: WakeUpQueue;
+  /** Closes the queue, then the pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function openApiServices(options: { database: string; queueName: string }): Promise<ApiServices> {
+  const pool = await openJobsDatabase({ database: options.database });
+  let queue: WakeUpQueue;
+  try {
+    queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(options.queueName));
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
+  }
+  return {
+    pool,
+    queue,
+    close: idempotent(async () => {
+      await queue.close();
+      await pool.end();
+    }),
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read();
+  const lease = readLeaseOptions();
+  await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
+  // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
+  await migrateLab(LAB, { database: settings.database });
+  const services = await openApiServices(settings);
+  const running = await startServer(settings.port, {
+    pool: services.pool,
+    wake: (jobId) => wakeWorker(services.queue, jobId),
+    deadlineMs: lease.deadlineMs,
+  });
+  onShutdown(
+    idempotent(async () => {
+      await running.close();
+      await services.close();
+    }),
+    { graceMs: SHUTDOWN_GRACE_MS },
+  );
+  // Announced only once the shutdown handler is in place (a test may SIGTERM at once).
+  console.log(`listening on ${running.url}: queue ${settings.queueName}, database ${settings.database}, ${describeTimings(lease)}`);
+}
+
+runMain(import.meta.url, main);
