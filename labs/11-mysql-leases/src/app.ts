@@ -75,10 +75,16 @@ export function idempotencyKeyOf(req: Request): string | undefined {
 export interface AppOptions {
   /** The process's one pool. */
   pool: Pool;
-  /** Wakes a worker for a committed job (queue.ts's wakeWorker on the lab's queue). */
+  /**
+   * What happens after the commit: lesson 11 wakes a worker (queue.ts's wakeWorker on the
+   * lab's queue); lesson 12 nudges its publisher instead. A failure here never loses the
+   * job, which is committed: it is logged and the client still gets its 202.
+   */
   wake: (jobId: string) => Promise<unknown>;
-  /** How a submission is stored. @defaultValue submitSnapshot (only the can-fail fixtures pass another) */
-  submit?: typeof submitSnapshot;
+  /** What a failed `wake` means, for that log line. @defaultValue "no worker was woken (lesson 12's outbox closes this gap)" */
+  wakeFailureMeans?: string;
+  /** How a submission is stored (one transaction). @defaultValue submitSnapshot (lesson 12 passes its submitWithEvent) */
+  submit?: (pool: Pool, productIds: readonly number[], options: { idempotencyKey?: string; deadlineMs?: number }) => Promise<{ jobId: string; created: boolean }>;
   /** How long a new job has before its deadline. @defaultValue submitSnapshot's (the course's 10 minutes) */
   deadlineMs?: number;
   log?: (line: string) => void;
@@ -103,8 +109,9 @@ export function createApp(options: AppOptions): Express {
       try {
         await wake(submitted.jobId);
       } catch (err) {
-        // The job is committed and stays queued; nobody was woken (lesson 12's outbox closes this gap).
-        log(`job ${submitted.jobId} is saved but no worker was woken: ${errorMessage(err).slice(0, 200)}`);
+        // The job is committed and stays queued; only what follows the commit failed.
+        const means = options.wakeFailureMeans ?? "no worker was woken (lesson 12's outbox closes this gap)";
+        log(`job ${submitted.jobId} is saved, but ${means}: ${errorMessage(err).slice(0, 200)}`);
       }
       const row = await readJob(pool, submitted.jobId);
       if (!row) throw new JobNotFoundError(submitted.jobId);

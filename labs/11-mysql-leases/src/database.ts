@@ -10,7 +10,7 @@
 //   a statement time limit the dialect's form (sql-dialect.ts)
 import { randomBytes } from 'node:crypto';
 import mysql, { type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
-import { migrateLab, mysqlOptions } from '@tasks-lab/infra';
+import { labDatabase, migrateLab, mysqlOptions } from '@tasks-lab/infra';
 import { idempotent } from '@tasks-lab/lab-kit';
 import { DatabaseUnavailableError } from './errors.ts';
 import { JOBS_DATABASE, LAB, readLeaseOptions, type LeaseOptionValues } from './options.ts';
@@ -143,14 +143,20 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-/** A new database tasks_lab11_<label>_<hex>, migrated, with a pool on it. */
-export async function freshDatabase(label: string, options: Omit<OpenJobsDatabaseOptions, 'database'> = {}): Promise<FreshDatabase> {
+export interface FreshDatabaseOptions extends Omit<OpenJobsDatabaseOptions, 'database'> {
+  /** Whose migrations: a later lab (12, ...) passes its own, which chains lab 11's. @defaultValue '11' */
+  lab?: string;
+}
+
+/** A new database tasks_lab11_<label>_<hex> (tasks_labNN_... for `lab`), migrated, with a pool on it. */
+export async function freshDatabase(label: string, options: FreshDatabaseOptions = {}): Promise<FreshDatabase> {
   if (!LABEL.test(label)) throw new Error(`label must match ${LABEL}, got "${label}"`);
-  const name = `${JOBS_DATABASE}_${label}_${randomBytes(4).toString('hex')}`;
-  await migrateLab(LAB, { database: name });
+  const { lab = LAB, ...poolOptions } = options;
+  const name = `${labDatabase(lab)}_${label}_${randomBytes(4).toString('hex')}`;
+  await migrateLab(lab, { database: name });
   let pool: Pool;
   try {
-    pool = await openJobsDatabase({ ...options, database: name });
+    pool = await openJobsDatabase({ ...poolOptions, database: name });
   } catch (err) {
     await dropDatabase(name);
     throw err;
@@ -166,8 +172,8 @@ export async function freshDatabase(label: string, options: Omit<OpenJobsDatabas
 }
 
 /** Runs `work` with a fresh database and drops it afterwards, whatever happens. */
-export async function withFreshDatabase<T>(label: string, work: (db: FreshDatabase) => Promise<T>): Promise<T> {
-  const db = await freshDatabase(label);
+export async function withFreshDatabase<T>(label: string, work: (db: FreshDatabase) => Promise<T>, options: FreshDatabaseOptions = {}): Promise<T> {
+  const db = await freshDatabase(label, options);
   try {
     return await work(db);
   } finally {
@@ -175,18 +181,23 @@ export async function withFreshDatabase<T>(label: string, work: (db: FreshDataba
   }
 }
 
-/** Drops and recreates verify's database, then migrates it: each verify run starts from nothing. */
-export async function recreateVerifyDatabase(): Promise<string> {
-  await dropDatabase(VERIFY_DATABASE);
-  await migrateLab(LAB, { database: VERIFY_DATABASE });
-  return VERIFY_DATABASE;
+/**
+ * Drops and recreates verify's database (tasks_lab11_verify, or tasks_labNN_verify for a
+ * later `lab`), then migrates it: each verify run starts from nothing.
+ */
+export async function recreateVerifyDatabase(lab: string = LAB): Promise<string> {
+  const database = `${labDatabase(lab)}_verify`;
+  await dropDatabase(database);
+  await migrateLab(lab, { database });
+  return database;
 }
 
-const DATABASE_NAME = /^tasks_lab11_[a-z0-9_]{1,40}$/;
+/** The scratch databases of lab 11 and the labs built on it (tasks_lab11_..., tasks_lab12_...). */
+const DATABASE_NAME = /^tasks_lab1\d_[a-z0-9_]{1,40}$/;
 
 async function dropDatabase(name: string): Promise<void> {
-  // Only this lab's own scratch databases: the name goes into SQL as an identifier.
-  if (!DATABASE_NAME.test(name)) throw new Error(`refusing to drop "${name}": not one of lab 11's databases`);
+  // Only scratch databases of the MySQL labs: the name goes into SQL as an identifier.
+  if (!DATABASE_NAME.test(name)) throw new Error(`refusing to drop "${name}": not a scratch database of lab 11 or a later lab`);
   const { connectionLimit: _poolOnly, ...single } = mysqlOptions(name);
   let connection: mysql.Connection | undefined;
   try {

@@ -18,6 +18,7 @@ export {
   ER_LOCK_WAIT_TIMEOUT,
   errnoOf,
   type FreshDatabase,
+  type FreshDatabaseOptions,
   freshDatabase,
   withFreshDatabase,
   recreateVerifyDatabase,
@@ -43,6 +44,10 @@ export {
   type Snapshot,
   type SubmitResult,
   submitSnapshot,
+  type Submission,
+  checkSubmission,
+  insertJobWith,
+  earlierAfterDuplicateKey,
   requestDigest,
   type ClaimedJob,
   claim,
@@ -86,5 +91,5 @@ export {
 } from './export-worker.ts';
 export { WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions, startExportWorker, runExportWorker } from './worker.ts';
 export { IDEMPOTENCY_KEY_HEADER, type ExportResponse, toExportResponse, idempotencyKeyOf, type AppOptions, createApp } from './app.ts';
-export { SHUTDOWN_GRACE_MS, type RunningServer, startServer, type ApiServices, openApiServices } from './server.ts';
+export { SHUTDOWN_GRACE_MS, type RunningServer, listen, startServer, type ApiServices, openApiServices } from './server.ts';
 export { waitForTerminalRow } from './submit.ts';

@@ -49,30 +49,66 @@ export async function submitSnapshot(
   productIds: readonly number[],
   options: { idempotencyKey?: string; deadlineMs?: number } = {},
 ): Promise<SubmitResult> {
+  const submission = checkSubmission(productIds, options);
+  try {
+    return await withTransaction(pool, (tx) => insertJobWith(tx, submission));
+  } catch (err) {
+    const earlier = await earlierAfterDuplicateKey(pool, submission, err);
+    if (earlier) return earlier;
+    throw err;
+  }
+}
+
+/** A submission whose input was checked: the distinct ids, the key and its digest, the new job's id. */
+export interface Submission {
+  jobId: string;
+  ids: number[];
+  idempotencyKey: string | undefined;
+  digest: string;
+  deadlineMs: number;
+}
+
+/**
+ * Checks a submission's input before any connection is borrowed (a bad request is a 4xx,
+ * whatever the database's state). `jobId` picks the new job's id in advance (a fresh
+ * UUID by default): a drill that must find the rows after a failure passes its own.
+ */
+export function checkSubmission(
+  productIds: readonly number[],
+  options: { idempotencyKey?: string; deadlineMs?: number; jobId?: string } = {},
+): Submission {
   const ids = validProductIds(productIds);
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw new InvalidIdempotencyKeyError();
-  const digest = requestDigest(ids);
-  const deadlineMs = options.deadlineMs ?? COURSE_TIMINGS.deadlineMs;
-  try {
-    return await withTransaction(pool, async (tx) => {
-      const earlier = key === undefined ? undefined : await findByIdempotencyKey(tx, key, digest);
-      if (earlier) return earlier;
-      const snapshot = await readSnapshot(tx, ids);
-      const jobId = randomUUID();
-      const [inserted] = await tx.query<ResultSetHeader>(INSERT_JOB, [jobId, JSON.stringify(snapshot), microseconds(deadlineMs), key ?? null, key === undefined ? null : digest]);
-      if (inserted.affectedRows !== 1) throw new Error(`inserting job ${jobId} affected ${inserted.affectedRows} rows, expected 1`);
-      return { jobId, created: true };
-    });
-  } catch (err) {
-    // Two submissions with one key at the same moment: both saw no row, the second insert
-    // waited for the first to commit and then hit the unique key. The first job is the answer.
-    if (key !== undefined && errnoOf(err) === ER_DUP_ENTRY) {
-      const earlier = await findByIdempotencyKey(pool, key, digest);
-      if (earlier) return earlier;
-    }
-    throw err;
-  }
+  const jobId = options.jobId ?? randomUUID();
+  if (!UUID.test(jobId)) throw new Error(`a job id is a UUID, got "${jobId.slice(0, 40)}"`);
+  return { jobId, ids, idempotencyKey: key, digest: requestDigest(ids), deadlineMs: options.deadlineMs ?? COURSE_TIMINGS.deadlineMs };
+}
+
+/**
+ * The submission's statements, inside the caller's transaction `tx`: find an earlier job
+ * with the same Idempotency-Key, or read the snapshot and insert the job. Lesson 12 calls
+ * it in the transaction that also writes the job's outbox event; submitSnapshot alone
+ * runs it in a transaction of its own.
+ */
+export async function insertJobWith(tx: PoolConnection, submission: Submission): Promise<SubmitResult> {
+  const { jobId, ids, idempotencyKey: key, digest, deadlineMs } = submission;
+  const earlier = key === undefined ? undefined : await findByIdempotencyKey(tx, key, digest);
+  if (earlier) return earlier;
+  const snapshot = await readSnapshot(tx, ids);
+  const [inserted] = await tx.query<ResultSetHeader>(INSERT_JOB, [jobId, JSON.stringify(snapshot), microseconds(deadlineMs), key ?? null, key === undefined ? null : digest]);
+  if (inserted.affectedRows !== 1) throw new Error(`inserting job ${jobId} affected ${inserted.affectedRows} rows, expected 1`);
+  return { jobId, created: true };
+}
+
+/**
+ * Two submissions with one key at the same moment: both saw no row, the second insert
+ * waited for the first to commit and then hit the unique key. The first job is the
+ * answer. `undefined` for any other error (the caller rethrows it).
+ */
+export async function earlierAfterDuplicateKey(pool: Pool, submission: Submission, err: unknown): Promise<SubmitResult | undefined> {
+  if (submission.idempotencyKey === undefined || errnoOf(err) !== ER_DUP_ENTRY) return undefined;
+  return findByIdempotencyKey(pool, submission.idempotencyKey, submission.digest);
 }
 
 /** Printable ASCII without spaces, 1 to 128 characters (a UUID fits; so does a client's own scheme). */

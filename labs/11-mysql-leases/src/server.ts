@@ -23,11 +23,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/**
- * Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the
- * queue. `app` is built from `options` unless given (the can-fail fixtures pass broken ones).
- */
-export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
+/** Serves `app` on 127.0.0.1:`port` (0: a free port). Lesson 12 serves its own app with it. */
+export function listen(app: Express, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, '127.0.0.1', (err?: Error) => {
       if (err) return reject(err);
@@ -39,6 +36,14 @@ export function startServer(port: number, options: AppOptions, app: Express = cr
       });
     });
   });
+}
+
+/**
+ * Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the
+ * queue. `app` is built from `options` unless given (the can-fail fixtures pass broken ones).
+ */
+export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
+  return listen(app, port);
 }
 
 /** The pool and the queue a server process opens once. */

@@ -10,7 +10,8 @@
 // stops taking wake-ups, lets running deliveries end, then closes the pool.
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
-import { EXPORT_JOB_NAME, startWorker } from '@tasks-lab/08-broker-worker';
+import type { RedisOptions } from 'ioredis';
+import { EXPORT_JOB_NAME, startWorker, type QueueAddress } from '@tasks-lab/08-broker-worker';
 import { LAB, openJobsDatabase } from './database.ts';
 import { deliverExport, exportFaults, type ExportFaults, type ExportParts } from './export-worker.ts';
 import { describeTimings, readLeaseOptions, type LeaseOptionValues } from './options.ts';
@@ -32,6 +33,12 @@ export interface StartExportWorkerOptions {
   faults?: ExportFaults;
   /** Only the can-fail fixtures pass broken parts. */
   parts?: Partial<ExportParts>;
+  /** Where the wake-ups live. @defaultValue lesson 11's: prefix tasks-lab11, queue settings.queueName (lesson 12 passes its own) */
+  address?: QueueAddress;
+  /** The Redis to take them from. @defaultValue the lab's (a drill passes a private one) */
+  connection?: RedisOptions;
+  /** Where connection trouble is reported. @defaultValue lab 08's (console.error) */
+  onError?: (err: Error) => void;
 }
 
 export async function startExportWorker(options: StartExportWorkerOptions): Promise<RunningExportWorker> {
@@ -40,9 +47,9 @@ export async function startExportWorker(options: StartExportWorkerOptions): Prom
   const pool = await openJobsDatabase({ database: settings.database });
   const context = { pool, leaseMs: lease.leaseMs, maxAttempts: lease.maxAttempts, artifactsDir: settings.artifactsDir, faults, parts: options.parts };
   const worker: WakeUpWorker = startWorker(
-    exportsAddress(settings.queueName),
+    options.address ?? exportsAddress(settings.queueName),
     { [EXPORT_JOB_NAME]: (job) => deliverExport(job.data, context) },
-    settings,
+    { ...settings, connection: options.connection, onError: options.onError },
   );
   try {
     await worker.waitUntilReady();

@@ -1,0 +1,49 @@
+// Lesson 12's HTTP API: lesson 11's, with one change on POST. The API no longer talks to
+// BullMQ at all: it writes the job AND its outbox event in one transaction, answers only
+// after that commit, and then NUDGES the publisher (a hint, not a message):
+//
+//   POST /exports       submitWithEvent: snapshot + job row + outbox event, one transaction;
+//                       then a nudge so an idle publisher sends at once; 202 + Location.
+//                       A lost nudge costs latency (the publisher's polling finds the event),
+//                       never the job: the event is already committed.
+//   GET  /exports/:id   reads the row, as in lesson 11 (404 only when there is no row).
+//
+// The Idempotency-Key, the response shape and the error middleware are lesson 11's and
+// lesson 01's, imported, not restated.
+import type { Express } from 'express';
+import type { Pool } from 'mysql2/promise';
+import { createApp as createLeaseApp } from '@tasks-lab/11-mysql-leases';
+import { submitWithEvent } from './outbox.ts';
+
+export interface AppOptions {
+  /** The process's one pool. */
+  pool: Pool;
+  /** Tells the publisher that an event was committed (publishNudge on the lab's Redis). */
+  nudge: () => Promise<unknown>;
+  /** How a submission is stored. @defaultValue submitWithEvent (only the can-fail fixtures pass another) */
+  submit?: typeof submitWithEvent;
+  /** The BullMQ queue each new event will wake a worker on. @defaultValue submitWithEvent's ('exports') */
+  queueName?: string;
+  /** How long a new job has before its deadline. @defaultValue submitWithEvent's (the course's 10 minutes) */
+  deadlineMs?: number;
+  log?: (line: string) => void;
+}
+
+/**
+ * Lesson 11's app with lesson 12's two changes: the submission writes the job and its
+ * event together (submitWithEvent), and what follows the commit is a nudge, sent on every
+ * accepted request, a replay included: it costs one PUBLISH, and an event whose first nudge
+ * was lost is sent now instead of at the next poll.
+ */
+export function createApp(options: AppOptions): Express {
+  const submit = options.submit ?? submitWithEvent;
+  return createLeaseApp({
+    pool: options.pool,
+    deadlineMs: options.deadlineMs,
+    log: options.log,
+    submit: (pool, productIds, submitOptions) => submit(pool, productIds, { ...submitOptions, queueName: options.queueName }),
+    wake: () => options.nudge(),
+    // The event is committed: the publisher's polling sends it. Only the latency suffers.
+    wakeFailureMeans: "the nudge failed; the publisher's polling will send it (its outbox event is committed)",
+  });
+}

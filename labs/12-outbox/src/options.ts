@@ -1,0 +1,137 @@
+// Lesson 12's options: lesson 11's (the lease, the deadline, the database session), plus
+// the outbox publisher's. Read once at start-up from their environment variables (or
+// overrides in code), with the course's values as defaults; a zero, negative or
+// non-numeric timing is refused with a message naming the variable and its bounds.
+//
+//   (lesson 11's)             LEASE_MS, RETRY_BACKOFF_MS, EXPORT_DEADLINE_MS, MAX_ATTEMPTS,
+//                             LOCK_WAIT_SECONDS, STATEMENT_TIME_LIMIT_MS, DB_CONNECT_TIMEOUT_MS
+//   OUTBOX_CLAIM_MS           30000   how long a publisher's claim on an event lasts: past it,
+//                                     another publisher may send the event again
+//   OUTBOX_POLL_MS            5000    the publisher's fallback: with no nudge, it looks this often
+//   OUTBOX_BATCH              10      events claimed (and sent) per round
+//   OUTBOX_RETRY_DELAY_MS     5000    a send that failed is tried again after this
+//   OUTBOX_SEND_TIMEOUT_MS    2000    the bound on one send: a broker that does not answer
+//                                     within it is reported as down (no send waits for ever)
+//   OUTBOX_NUDGE_CHANNEL      tasks-lab12:outbox-nudge   the Redis pub/sub channel of the nudges
+//   COURSE_TIMINGS            0       1: the course's values, whatever the variables above say
+//
+// The processes' settings (`pnpm publisher`, `pnpm worker`, `pnpm start`):
+//   EXPORTS_QUEUE             exports        the BullMQ queue the events wake workers on
+//   JOBS_DATABASE             tasks_lab12    the database holding export_jobs and export_outbox
+//   ARTIFACTS_DIR             labs/12-outbox/artifacts
+//   PORT, WORKER_CONCURRENCY, LOCK_DURATION_MS, ...   lesson 11's (lab 08's) process options
+//
+// Verify and the tests run the same code with SHORT_TIMINGS (a 1.5 s claim instead of
+// 30 s), so a check that waits for a claim to pass takes seconds, not minutes.
+import { fileURLToPath } from 'node:url';
+import { labDatabase } from '@tasks-lab/infra';
+import { defineOptions, durationMs, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import { WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
+import {
+  describeTimings as describeLeaseTimings,
+  formatDuration,
+  LEASE_OPTIONS,
+  readLeaseOptions,
+  SERVER_PROCESS_OPTIONS as LEASE_SERVER_PROCESS_OPTIONS,
+  SHORT_TIMINGS as LEASE_SHORT_TIMINGS,
+  WORKER_PROCESS_OPTIONS as LEASE_WORKER_PROCESS_OPTIONS,
+} from '@tasks-lab/11-mysql-leases';
+
+export const LAB = '12';
+/** The student's database: `pnpm start`, `pnpm worker`, `pnpm publisher` and `pnpm submit` use it. */
+export const JOBS_DATABASE = labDatabase(LAB);
+/** Verify's own database, recreated on every run. */
+export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
+/** Where `pnpm worker` writes artifacts by default. */
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
+/** The Redis pub/sub channel a submission nudges the publisher on (a hint, not a message). */
+export const nudgeChannel = 'tasks-lab12:outbox-nudge';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export const OUTBOX_OPTIONS = defineOptions({
+  ...LEASE_OPTIONS.specs,
+  claimMs: durationMs('OUTBOX_CLAIM_MS', 30_000, { min: 100, max: HOUR_MS }),
+  pollMs: durationMs('OUTBOX_POLL_MS', 5000, { min: 50, max: HOUR_MS }),
+  batch: wholeNumber('OUTBOX_BATCH', 10, { min: 1, max: 500 }),
+  retryDelayMs: durationMs('OUTBOX_RETRY_DELAY_MS', 5000, { min: 1, max: HOUR_MS }),
+  sendTimeoutMs: durationMs('OUTBOX_SEND_TIMEOUT_MS', 2000, { min: 50, max: 60_000 }),
+  nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+});
+export type OutboxOptionValues = ReturnType<typeof OUTBOX_OPTIONS.defaults>;
+
+/** The course's values: what `COURSE_TIMINGS=1` forces (the claim is the course's 30 s). */
+export const COURSE_TIMINGS: Readonly<OutboxOptionValues> = OUTBOX_OPTIONS.defaults();
+
+/**
+ * What verify and the tests run with: lesson 11's short lease, and a claim short enough
+ * that waiting for it to pass costs a second or two, long enough for a send and a confirm
+ * on a busy 2-core machine.
+ */
+export const SHORT_TIMINGS: Readonly<Partial<OutboxOptionValues>> = {
+  ...LEASE_SHORT_TIMINGS,
+  claimMs: 1500,
+  pollMs: 1000,
+  retryDelayMs: 500,
+  sendTimeoutMs: 1000,
+};
+
+/** The timings `COURSE_TIMINGS=1` puts back: lesson 11's, and the publisher's. */
+const OUTBOX_TIMING_KEYS = ['claimMs', 'pollMs', 'retryDelayMs', 'sendTimeoutMs'] as const;
+
+/** Reads the options (lesson 11's own checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
+export function readOutboxOptions(options: ReadOptions<OutboxOptionValues> = {}): OutboxOptionValues {
+  const values = OUTBOX_OPTIONS.read(options);
+  // Lesson 11's reader checks the lease and session options and applies its own course switch.
+  const lease = readLeaseOptions({ env: {}, overrides: pickLease(values) });
+  if (values.courseTimings !== '1') return { ...values, ...lease };
+  const course = Object.fromEntries(OUTBOX_TIMING_KEYS.map((key) => [key, COURSE_TIMINGS[key]]));
+  return { ...values, ...lease, ...course };
+}
+
+/** The short timings, for verify and tests; `COURSE_TIMINGS=1` still wins. */
+export function readShortOutboxOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<OutboxOptionValues> = {}): OutboxOptionValues {
+  return readOutboxOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
+}
+
+function pickLease(values: OutboxOptionValues) {
+  return Object.fromEntries(Object.keys(LEASE_OPTIONS.specs).map((key) => [key, values[key as keyof OutboxOptionValues]]));
+}
+
+/** The words every printed observation uses: lesson 11's timings, then the outbox's: "…; claim 1.5 s, poll 1 s, send bound 1 s". */
+export function describeTimings(options: OutboxOptionValues): string {
+  const course = OUTBOX_TIMING_KEYS.every((key) => options[key] === COURSE_TIMINGS[key]);
+  return (
+    `${describeLeaseTimings(options)}; claim ${formatDuration(options.claimMs)}, poll ${formatDuration(options.pollMs)}, ` +
+    `batch ${options.batch}, retry after ${formatDuration(options.retryDelayMs)}, send bound ${formatDuration(options.sendTimeoutMs)}` +
+    (course ? " (the course's publisher timings)" : '')
+  );
+}
+
+export { formatDuration };
+
+// ---- the processes -------------------------------------------------------------
+
+const database = name('JOBS_DATABASE', JOBS_DATABASE);
+
+/** `pnpm publisher`: which database it reads events from; the queue comes from each event's row. */
+export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
+  database,
+});
+export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
+
+/** `pnpm worker`: lesson 11's worker options on lab 12's database and artifacts folder. */
+export const WORKER_PROCESS_OPTIONS = defineOptions({
+  ...LEASE_WORKER_PROCESS_OPTIONS.specs,
+  database,
+  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
+});
+export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
+
+/** `pnpm start`: lesson 11's server options on lab 12's database; the queue name goes into each event. */
+export const SERVER_PROCESS_OPTIONS = defineOptions({
+  ...LEASE_SERVER_PROCESS_OPTIONS.specs,
+  queueName: WORKER_OPTIONS.specs.queueName,
+  database,
+});
+export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;

@@ -1,0 +1,82 @@
+// `pnpm start`: lesson 12's API as a real process (PORT defaults to 8000). One pool and
+// one Redis client per process, opened at start and closed on SIGTERM/Ctrl-C after the
+// HTTP server stops taking requests. The API opens no BullMQ queue any more: the
+// publisher (`pnpm publisher`) is the only process that sends to BullMQ.
+import type { Express } from 'express';
+import type { Pool } from 'mysql2/promise';
+import { Redis, type RedisOptions } from 'ioredis';
+import { ensureInfra, migrateLab, redisOptions } from '@tasks-lab/infra';
+import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { listen, type RunningServer } from '@tasks-lab/11-mysql-leases';
+import { createApp, type AppOptions } from './app.ts';
+import { openJobsDatabase } from './database.ts';
+import { LAB, SERVER_PROCESS_OPTIONS, describeTimings, readOutboxOptions } from './options.ts';
+import { publishNudge } from './publisher.ts';
+
+export const SHUTDOWN_GRACE_MS = 5 * SECOND;
+
+/**
+ * Serves the app on 127.0.0.1:`port` (0: a free port), with lesson 11's listen. The caller
+ * owns the pool and the Redis client. `app` is built from `options` unless given (the
+ * can-fail fixtures pass broken ones).
+ */
+export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
+  return listen(app, port);
+}
+
+/**
+ * The Redis client that publishes nudges. Fail fast: with Redis down a PUBLISH is refused
+ * at once (no offline queue holding it, and the request, for ever); the event is already
+ * committed, so the publisher's polling sends it anyway.
+ */
+export function openNudgeClient(options: RedisOptions = redisOptions()): Redis {
+  const client = new Redis({ ...options, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  client.on('error', () => {}); // reported by the failed PUBLISH; an unhandled 'error' would end the process
+  return client;
+}
+
+/** The pool and the nudge client a server process opens once. */
+export interface ApiServices {
+  pool: Pool;
+  redis: Redis;
+  /** Closes the Redis client, then the pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function openApiServices(options: { database: string }): Promise<ApiServices> {
+  const pool = await openJobsDatabase({ database: options.database });
+  const redis = openNudgeClient();
+  return {
+    pool,
+    redis,
+    close: idempotent(async () => {
+      redis.disconnect();
+      await pool.end();
+    }),
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read();
+  const timings = readOutboxOptions();
+  await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
+  // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
+  await migrateLab(LAB, { database: settings.database });
+  const services = await openApiServices(settings);
+  const running = await startServer(settings.port, {
+    pool: services.pool,
+    nudge: () => publishNudge(services.redis),
+    queueName: settings.queueName,
+    deadlineMs: timings.deadlineMs,
+  });
+  onShutdown(
+    idempotent(async () => {
+      await running.close();
+      await services.close();
+    }),
+    { graceMs: SHUTDOWN_GRACE_MS },
+  );
+  console.log(`listening on ${running.url}: events for queue ${settings.queueName}, database ${settings.database}, nudges on Redis, ${describeTimings(timings)}`);
+}
+
+runMain(import.meta.url, main);
