@@ -16,10 +16,13 @@ describe('memory between threads', () => {
     const counts = { done: 0 };
     const shared = new SharedArrayBuffer(4);
     const worker = new Worker(mutateBoth, { eval: true, workerData: { counts, shared } });
-    const seenInWorker = await new Promise((resolve) => worker.once('message', resolve));
+    // Listen for everything at once, before anything can happen: awaiting the message and
+    // only then listening for 'exit' could miss a quick exit and wait for ever.
+    const messages: unknown[] = [];
+    worker.on('message', (value) => messages.push(value));
     const exitCode = await new Promise((resolve) => worker.once('exit', resolve));
 
-    expect(seenInWorker).toBe(1); // the worker changed its copy...
+    expect(messages).toEqual([1]); // the worker changed its copy...
     expect(counts.done).toBe(0); // ...and the main thread's object never moved
     expect(new Int32Array(shared)[0]).toBe(1); // shared memory is the same memory
     expect(exitCode).toBe(0);
