@@ -38,5 +38,5 @@ export {
 } from './schemas.ts';
 export { MAX_BODY_BYTES, type AppOptions, requireJson, parseJsonBody, allowOnly, createApp } from './app.ts';
 export { SERVER_OPTIONS } from './options.ts';
-export { SHUTDOWN_GRACE_MS, type RunningServer, startServer } from './server.ts';
+export { SHUTDOWN_GRACE_MS, type RunningServer, listen, startServer } from './server.ts';
 export { notFoundError, notFoundHandler, errorMiddleware } from './error-middleware.ts';

@@ -2,6 +2,7 @@
 // Tests and the drill start it with PORT=0 and read the chosen port from the first line.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { createApp, type AppOptions } from './app.ts';
 import { SERVER_OPTIONS } from './options.ts';
@@ -17,7 +18,11 @@ export interface RunningServer {
 }
 
 export function startServer(port: number, options: AppOptions = {}): Promise<RunningServer> {
-  const { app } = createApp(options);
+  return listen(createApp(options).app, port);
+}
+
+/** Serves any app on 127.0.0.1:`port` (0: a free port); later labs serve theirs with it. */
+export function listen(app: Express, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, '127.0.0.1', (err?: Error) => {
       if (err) return reject(err);

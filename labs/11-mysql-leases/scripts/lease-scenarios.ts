@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { errorMessage, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
-import { openJobsDatabase, recreateVerifyDatabase } from '../src/database.ts';
+import { openJobsDatabase, verifyDatabaseOnce as verifyLab11Database } from '../src/database.ts';
 import { artifactName, claim, finish, readJob, requeueExpiredLease, submitSnapshot, type ClaimedJob, type JobRow, type Snapshot } from '../src/leases.ts';
 import { describeTimings, type LeaseOptionValues } from '../src/options.ts';
 
@@ -29,15 +29,8 @@ export interface LeaseContext {
   database: () => Promise<string>;
 }
 
-let verifyDatabase: Promise<string> | undefined;
 /** Verify's database, dropped and recreated once per process (all checks of one run share it). */
-export function verifyDatabaseOnce(): Promise<string> {
-  verifyDatabase ??= recreateVerifyDatabase().catch((err: unknown) => {
-    verifyDatabase = undefined;
-    throw err;
-  });
-  return verifyDatabase;
-}
+export const verifyDatabaseOnce = (): Promise<string> => verifyLab11Database();
 
 /** A pool on the context's database, owned by the scope (ended when the scenario ends or aborts). */
 async function openPool(ctx: LeaseContext, res: Resources, connectionLimit = 5): Promise<Pool> {

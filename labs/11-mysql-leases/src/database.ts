@@ -192,6 +192,23 @@ export async function recreateVerifyDatabase(lab: string = LAB): Promise<string>
   return database;
 }
 
+const verifyDatabases = new Map<string, Promise<string>>();
+/**
+ * Verify's database for `lab`, dropped and recreated ONCE per process: every check of one
+ * verify run shares it. A failed attempt is forgotten, so the next check tries again.
+ */
+export function verifyDatabaseOnce(lab: string = LAB): Promise<string> {
+  let ready = verifyDatabases.get(lab);
+  if (!ready) {
+    ready = recreateVerifyDatabase(lab).catch((err: unknown) => {
+      verifyDatabases.delete(lab);
+      throw err;
+    });
+    verifyDatabases.set(lab, ready);
+  }
+  return ready;
+}
+
 /** The scratch databases of lab 11 and the labs built on it (tasks_lab11_..., tasks_lab12_...). */
 const DATABASE_NAME = /^tasks_lab1\d_[a-z0-9_]{1,40}$/;
 

@@ -22,6 +22,7 @@ export {
   freshDatabase,
   withFreshDatabase,
   recreateVerifyDatabase,
+  verifyDatabaseOnce,
   readSessionSettings,
 } from './database.ts';
 export { type SqlFlavour, type VersionRow, READ_SERVER_VERSION, flavourOf, statementTimeLimitSql, STATEMENT_TIME_LIMIT_ERRNOS, statementTimeLimitVariable } from './sql-dialect.ts';
@@ -91,5 +92,5 @@ export {
 } from './export-worker.ts';
 export { WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions, startExportWorker, runExportWorker } from './worker.ts';
 export { IDEMPOTENCY_KEY_HEADER, type ExportResponse, toExportResponse, idempotencyKeyOf, type AppOptions, createApp } from './app.ts';
-export { SHUTDOWN_GRACE_MS, type RunningServer, listen, startServer, type ApiServices, openApiServices } from './server.ts';
+export { SHUTDOWN_GRACE_MS, startServer, type ApiServices, openApiServices } from './server.ts';
 export { waitForTerminalRow } from './submit.ts';

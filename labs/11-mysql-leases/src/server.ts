@@ -1,12 +1,11 @@
 // `pnpm start`: lesson 11's API as a real process (PORT defaults to 8000). One pool and
 // one BullMQ queue per process, opened at start and closed on SIGTERM/Ctrl-C after the
 // HTTP server stops taking requests.
-import type { Server } from 'node:http';
 import type { Express } from 'express';
-import type { AddressInfo } from 'node:net';
 import type { Pool } from 'mysql2/promise';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import { createApp, type AppOptions } from './app.ts';
 import { LAB, openJobsDatabase } from './database.ts';
@@ -15,28 +14,6 @@ import { SERVER_PROCESS_OPTIONS } from './options.ts';
 import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from './queue.ts';
 
 export const SHUTDOWN_GRACE_MS = 5 * SECOND;
-
-export interface RunningServer {
-  url: string;
-  server: Server;
-  /** Stops accepting connections and resolves once open ones are done. Safe to call twice. */
-  close(): Promise<void>;
-}
-
-/** Serves `app` on 127.0.0.1:`port` (0: a free port). Lesson 12 serves its own app with it. */
-export function listen(app: Express, port: number): Promise<RunningServer> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, '127.0.0.1', (err?: Error) => {
-      if (err) return reject(err);
-      const { port: actual } = server.address() as AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${actual}`,
-        server,
-        close: idempotent(() => new Promise<void>((done) => server.close(() => done()))),
-      });
-    });
-  });
-}
 
 /**
  * Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the

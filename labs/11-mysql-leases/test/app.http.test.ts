@@ -5,7 +5,8 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { readJob } from '../src/leases.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
+import type { RunningServer } from '@tasks-lab/01-state-machine';
+import { startServer } from '../src/server.ts';
 
 let db: FreshDatabase;
 beforeAll(async () => {

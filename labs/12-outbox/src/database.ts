@@ -28,15 +28,10 @@ export function recreateVerifyDatabase(): Promise<string> {
   return lab11.recreateVerifyDatabase(LAB);
 }
 
-let verifyDatabase: Promise<string> | undefined;
 /**
  * Verify's database, dropped and recreated ONCE per process: every check of one verify
  * run (the outbox checks and the drills) shares it. A failed attempt is forgotten.
  */
 export function verifyDatabaseOnce(): Promise<string> {
-  verifyDatabase ??= recreateVerifyDatabase().catch((err: unknown) => {
-    verifyDatabase = undefined;
-    throw err;
-  });
-  return verifyDatabase;
+  return lab11.verifyDatabaseOnce(LAB);
 }

@@ -7,7 +7,7 @@ import type { Pool } from 'mysql2/promise';
 import { Redis, type RedisOptions } from 'ioredis';
 import { ensureInfra, migrateLab, redisOptions } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
-import { listen, type RunningServer } from '@tasks-lab/11-mysql-leases';
+import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { createApp, type AppOptions } from './app.ts';
 import { openJobsDatabase } from './database.ts';
 import { LAB, SERVER_PROCESS_OPTIONS, describeTimings, readOutboxOptions } from './options.ts';

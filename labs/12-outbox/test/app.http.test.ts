@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { COUNT_JOB_AND_EVENTS } from '../src/outbox-queries.ts';
 import { startServer } from '../src/server.ts';
-import type { RunningServer } from '@tasks-lab/11-mysql-leases';
+import type { RunningServer } from '@tasks-lab/01-state-machine';
 
 let db: FreshDatabase;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import type { submitWithEvent } from '../src/outbox.ts';
 import { buildDrillChecks, type DrillCheckDeps } from '../scripts/drill-checks.ts';
 import type { DrillParts } from '../scripts/drill-scenarios.ts';
-import { claimWithoutConditions } from './fixtures/claim-without-conditions.ts';
+import { claimWithoutConditions } from '@tasks-lab/11-mysql-leases/claim-without-conditions';
 import { publisherMarkingFailedSendsSent, unboundedPublisher } from './fixtures/broken-publishers.ts';
 
 const BROKEN_PUBLISHER = fileURLToPath(new URL('./fixtures/broken-publisher-process.ts', import.meta.url));
