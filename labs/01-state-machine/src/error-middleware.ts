@@ -70,6 +70,7 @@ export function errorMiddleware(log: (line: string) => void = console.error): Er
     const known = clientError ?? new AppError('internal', 'Something went wrong on the server', 500);
     const body: ErrorResponse = { error: known.code, message: known.message };
     if (known.issues) body.issues = known.issues;
+    if (known.headers) res.set(known.headers);
     res.status(known.status).json(body);
   };
 }

@@ -83,8 +83,13 @@ export interface AppOptions {
   wake: (jobId: string) => Promise<unknown>;
   /** What a failed `wake` means, for that log line. @defaultValue "no worker was woken (lesson 12's outbox closes this gap)" */
   wakeFailureMeans?: string;
-  /** How a submission is stored (one transaction). @defaultValue submitSnapshot (lesson 12 passes its submitWithEvent) */
-  submit?: (pool: Pool, productIds: readonly number[], options: { idempotencyKey?: string; deadlineMs?: number }) => Promise<{ jobId: string; created: boolean }>;
+  /**
+   * How a submission is stored (one transaction). @defaultValue submitSnapshot (lesson 12
+   * passes its submitWithEvent; lesson 13 its admission, which reads a header of `req`)
+   */
+  submit?: (pool: Pool, productIds: readonly number[], options: { idempotencyKey?: string; deadlineMs?: number }, req: Request) => Promise<{ jobId: string; created: boolean }>;
+  /** Routes a later lesson adds (lesson 13's GET /backlog), mounted before the 404 handler. */
+  routes?: (app: Express) => void;
   /** How long a new job has before its deadline. @defaultValue submitSnapshot's (the course's 10 minutes) */
   deadlineMs?: number;
   log?: (line: string) => void;
@@ -103,7 +108,7 @@ export function createApp(options: AppOptions): Express {
       const request = parseExportRequest(req.body);
       const idempotencyKey = idempotencyKeyOf(req);
       // Returns only after the COMMIT: the row exists before anyone hears about it.
-      const submitted = await submit(pool, request.product_ids, { idempotencyKey, deadlineMs: options.deadlineMs });
+      const submitted = await submit(pool, request.product_ids, { idempotencyKey, deadlineMs: options.deadlineMs }, req);
       // Wake a worker on every accepted request, a replay included: if the first wake-up
       // was lost, this one helps; if not, the second claim finds the lease taken.
       try {
@@ -132,6 +137,7 @@ export function createApp(options: AppOptions): Express {
     })
     .all(allowOnly('GET'));
 
+  options.routes?.(app);
   app.use(notFoundHandler);
   app.use(errorMiddleware(log));
   return app;

@@ -209,6 +209,31 @@ export function verifyDatabaseOnce(lab: string = LAB): Promise<string> {
   return ready;
 }
 
+/** The database functions a later lab exports, bound to its own database and migration chain. */
+export interface LabDatabases {
+  /** The process's pool on the lab's database (tasks_labNN), or `options.database`. */
+  openJobsDatabase(options?: OpenJobsDatabaseOptions): Promise<Pool>;
+  /** A new database tasks_labNN_<label>_<hex>, migrated with the lab's chain, with a pool on it (tests). */
+  freshDatabase(label: string, options?: Omit<OpenJobsDatabaseOptions, 'database'>): Promise<FreshDatabase>;
+  /** Runs `work` with a fresh database of the lab and drops it afterwards, whatever happens. */
+  withFreshDatabase<T>(label: string, work: (db: FreshDatabase) => Promise<T>): Promise<T>;
+  /** Drops, recreates and migrates tasks_labNN_verify: each verify run starts from nothing. */
+  recreateVerifyDatabase(): Promise<string>;
+  /** Verify's database, dropped and recreated ONCE per process; a failed attempt is forgotten. */
+  verifyDatabaseOnce(): Promise<string>;
+}
+
+/** Lesson 11's database functions for lab `lab` (12, 13, ...), whose student database is `jobsDatabase`. */
+export function labDatabases(lab: string, jobsDatabase: string = labDatabase(lab)): LabDatabases {
+  return {
+    openJobsDatabase: (options = {}) => openJobsDatabase({ ...options, database: options.database ?? jobsDatabase }),
+    freshDatabase: (label, options = {}) => freshDatabase(label, { ...options, lab }),
+    withFreshDatabase: (label, work) => withFreshDatabase(label, work, { lab }),
+    recreateVerifyDatabase: () => recreateVerifyDatabase(lab),
+    verifyDatabaseOnce: () => verifyDatabaseOnce(lab),
+  };
+}
+
 /** The scratch databases of lab 11 and the labs built on it (tasks_lab11_..., tasks_lab12_...). */
 const DATABASE_NAME = /^tasks_lab1\d_[a-z0-9_]{1,40}$/;
 

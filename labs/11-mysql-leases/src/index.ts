@@ -23,6 +23,8 @@ export {
   withFreshDatabase,
   recreateVerifyDatabase,
   verifyDatabaseOnce,
+  type LabDatabases,
+  labDatabases,
   readSessionSettings,
 } from './database.ts';
 export { type SqlFlavour, type VersionRow, READ_SERVER_VERSION, flavourOf, statementTimeLimitSql, STATEMENT_TIME_LIMIT_ERRNOS, statementTimeLimitVariable } from './sql-dialect.ts';
@@ -48,6 +50,7 @@ export {
   type Submission,
   checkSubmission,
   insertJobWith,
+  type InsertJobSteps,
   earlierAfterDuplicateKey,
   requestDigest,
   type ClaimedJob,

@@ -85,17 +85,24 @@ export function checkSubmission(
   return { jobId, ids, idempotencyKey: key, digest: requestDigest(ids), deadlineMs: options.deadlineMs ?? COURSE_TIMINGS.deadlineMs };
 }
 
+/** A step a later lesson runs inside the submission's transaction (lesson 13's admission gate). */
+export interface InsertJobSteps {
+  /** After the replay lookup and the snapshot read, before the INSERT: it may refuse the job by throwing. */
+  beforeInsert?: (tx: PoolConnection) => Promise<void>;
+}
+
 /**
  * The submission's statements, inside the caller's transaction `tx`: find an earlier job
  * with the same Idempotency-Key, or read the snapshot and insert the job. Lesson 12 calls
  * it in the transaction that also writes the job's outbox event; submitSnapshot alone
  * runs it in a transaction of its own.
  */
-export async function insertJobWith(tx: PoolConnection, submission: Submission): Promise<SubmitResult> {
+export async function insertJobWith(tx: PoolConnection, submission: Submission, steps: InsertJobSteps = {}): Promise<SubmitResult> {
   const { jobId, ids, idempotencyKey: key, digest, deadlineMs } = submission;
   const earlier = key === undefined ? undefined : await findByIdempotencyKey(tx, key, digest);
   if (earlier) return earlier;
   const snapshot = await readSnapshot(tx, ids);
+  await steps.beforeInsert?.(tx);
   const [inserted] = await tx.query<ResultSetHeader>(INSERT_JOB, [jobId, JSON.stringify(snapshot), microseconds(deadlineMs), key ?? null, key === undefined ? null : digest]);
   if (inserted.affectedRows !== 1) throw new Error(`inserting job ${jobId} affected ${inserted.affectedRows} rows, expected 1`);
   return { jobId, created: true };

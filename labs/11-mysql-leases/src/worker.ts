@@ -31,7 +31,7 @@ export interface StartExportWorkerOptions {
   process: WorkerProcessOptionValues;
   lease: LeaseOptionValues;
   faults?: ExportFaults;
-  /** Only the can-fail fixtures pass broken parts. */
+  /** Steps to swap: the can-fail fixtures pass broken ones; lesson 13 its finish that also leaves the admission gate. */
   parts?: Partial<ExportParts>;
   /** Where the wake-ups live. @defaultValue lesson 11's: prefix tasks-lab11, queue settings.queueName (lesson 12 passes its own) */
   address?: QueueAddress;

@@ -10,18 +10,20 @@
 //
 // The Idempotency-Key, the response shape and the error middleware are lesson 11's and
 // lesson 01's, imported, not restated.
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import type { Pool } from 'mysql2/promise';
 import { createApp as createLeaseApp } from '@tasks-lab/11-mysql-leases';
-import { submitWithEvent } from './outbox.ts';
+import { submitWithEvent, type SubmitWithEventOptions, type SubmitWithEventResult } from './outbox.ts';
 
 export interface AppOptions {
   /** The process's one pool. */
   pool: Pool;
   /** Tells the publisher that an event was committed (publishNudge on the lab's Redis). */
   nudge: () => Promise<unknown>;
-  /** How a submission is stored. @defaultValue submitWithEvent (only the can-fail fixtures pass another) */
-  submit?: typeof submitWithEvent;
+  /** How a submission is stored. @defaultValue submitWithEvent (the can-fail fixtures pass broken ones; lesson 13 its admission) */
+  submit?: (pool: Pool, productIds: readonly number[], options: SubmitWithEventOptions, req: Request) => Promise<SubmitWithEventResult>;
+  /** Routes a later lesson adds (lesson 13's GET /backlog), before the 404 handler. */
+  routes?: (app: Express) => void;
   /** The BullMQ queue each new event will wake a worker on. @defaultValue submitWithEvent's ('exports') */
   queueName?: string;
   /** How long a new job has before its deadline. @defaultValue submitWithEvent's (the course's 10 minutes) */
@@ -41,7 +43,8 @@ export function createApp(options: AppOptions): Express {
     pool: options.pool,
     deadlineMs: options.deadlineMs,
     log: options.log,
-    submit: (pool, productIds, submitOptions) => submit(pool, productIds, { ...submitOptions, queueName: options.queueName }),
+    submit: (pool, productIds, submitOptions, req) => submit(pool, productIds, { ...submitOptions, queueName: options.queueName }, req),
+    routes: options.routes,
     wake: () => options.nudge(),
     // The event is committed: the publisher's polling sends it. Only the latency suffers.
     wakeFailureMeans: "the nudge failed; the publisher's polling will send it (its outbox event is committed)",

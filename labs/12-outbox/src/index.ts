@@ -52,6 +52,7 @@ export {
   submitFaults,
   type SubmitWithEventResult,
   type SubmitWithEventOptions,
+  type SubmitSteps,
   submitWithEvent,
   type ClaimedEvent,
   claimEvents,
@@ -79,7 +80,7 @@ export {
   startPublisher,
   publishNudge,
 } from './publisher.ts';
-export { PUBLISHER_SHUTDOWN_GRACE_MS } from './publisher-process.ts';
+export { PUBLISHER_SHUTDOWN_GRACE_MS, type PublisherProcessSettings, runPublisherProcess } from './publisher-process.ts';
 
 // The worker (lesson 11's, on this lab's queue) and the API.
 export { startOutboxWorker, logDeliveries } from './worker.ts';

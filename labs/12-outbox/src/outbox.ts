@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { faultPoints, type FaultPoints } from '@tasks-lab/lab-kit';
 import { EXPORTS_QUEUE } from '@tasks-lab/08-broker-worker';
-import { checkSubmission, earlierAfterDuplicateKey, insertJobWith, withTransaction, type SubmitResult } from '@tasks-lab/11-mysql-leases';
+import { checkSubmission, earlierAfterDuplicateKey, insertJobWith, withTransaction, type InsertJobSteps, type SubmitResult } from '@tasks-lab/11-mysql-leases';
 import { CLAIM_EVENTS, CONFIRM_SENT, FIRST_EVENT_OF_JOB, INSERT_EVENT, LOCK_CLAIMABLE_EVENTS, READ_CLAIMED_EVENTS, READ_EVENT, RELEASE_FAILED } from './outbox-queries.ts';
 
 export const SUBMIT_FAULT_POINTS = ['after-job-insert'] as const;
@@ -53,6 +53,14 @@ export interface SubmitWithEventOptions {
   jobId?: string;
   /** @defaultValue this process's, from LAB_FAULTS */
   faults?: SubmitFaults;
+  /** Steps a later lesson runs inside the same transaction (lesson 13's admission gate). */
+  steps?: SubmitSteps;
+}
+
+/** Lesson 11's step before the job's INSERT, and one after the event's, just before the COMMIT. */
+export interface SubmitSteps extends InsertJobSteps {
+  /** The job and its event are inserted; it may still refuse them by throwing (everything rolls back). */
+  beforeCommit?: (tx: PoolConnection, job: { jobId: string; eventId: string }) => Promise<void>;
 }
 
 const QUEUE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
@@ -73,7 +81,7 @@ export async function submitWithEvent(pool: Pool, productIds: readonly number[],
   const faults = options.faults ?? defaultSubmitFaults();
   try {
     return await withTransaction(pool, async (tx) => {
-      const job = await insertJobWith(tx, submission);
+      const job = await insertJobWith(tx, submission, options.steps);
       if (!job.created) return { ...job, eventId: await firstEventOf(tx, job.jobId) };
       // A failure here (the process dies, the connection drops, a bug throws) rolls the
       // job back too: there is never a job that nobody will ever be told about.
@@ -81,6 +89,7 @@ export async function submitWithEvent(pool: Pool, productIds: readonly number[],
       const eventId = randomUUID();
       const [inserted] = await tx.query<ResultSetHeader>(INSERT_EVENT, [eventId, job.jobId, queueName]);
       if (inserted.affectedRows !== 1) throw new Error(`inserting the event of job ${job.jobId} affected ${inserted.affectedRows} rows, expected 1`);
+      await options.steps?.beforeCommit?.(tx, { jobId: job.jobId, eventId });
       return { ...job, eventId };
     });
   } catch (err) {

@@ -13,23 +13,37 @@
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { openJobsDatabase } from './database.ts';
-import { describeTimings, LAB, PUBLISHER_PROCESS_OPTIONS, readOutboxOptions } from './options.ts';
+import { describeTimings, LAB, PUBLISHER_PROCESS_OPTIONS, readOutboxOptions, type OutboxOptionValues } from './options.ts';
+import { QUEUE_PREFIX } from './queue.ts';
 import { publisherFaults, startPublisher } from './publisher.ts';
 
 /** A round is a claim, a few bounded sends and confirms: far below this. */
 export const PUBLISHER_SHUTDOWN_GRACE_MS = 10 * SECOND;
 
-async function main(): Promise<void> {
-  const settings = PUBLISHER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
-  const timings = readOutboxOptions();
+export interface PublisherProcessSettings {
+  /** Whose migrations to apply at start-up (a later lab passes its own). */
+  lab: string;
+  database: string;
+  timings: OutboxOptionValues;
+  /** BullMQ key prefix. @defaultValue tasks-lab12 */
+  prefix?: string;
+  /** The ready line's account of the timings. @defaultValue lesson 12's describeTimings */
+  describe?: (timings: OutboxOptionValues) => string;
+}
+
+/** The process: infra, migrations, one pool, the publisher, a clean stop on SIGTERM/Ctrl-C. Lesson 13 runs it on its own database and prefix. */
+export async function runPublisherProcess(settings: PublisherProcessSettings): Promise<void> {
+  const { timings } = settings;
+  const prefix = settings.prefix ?? QUEUE_PREFIX;
   const faults = publisherFaults();
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(LAB, { database: settings.database });
+  await migrateLab(settings.lab, { database: settings.database });
   const pool = await openJobsDatabase({ database: settings.database, settings: timings });
   const publisher = await startPublisher({
     pool,
     timings,
+    prefix,
     faults,
     log: (line) => console.log(line),
     report: (line) => console.log(`error: ${line}`),
@@ -41,7 +55,13 @@ async function main(): Promise<void> {
     }),
     { graceMs: PUBLISHER_SHUTDOWN_GRACE_MS },
   );
-  console.log(`outbox publisher ${process.pid} ready: database ${settings.database}, nudge channel ${timings.nudgeChannel}, ${describeTimings(timings)}; ${faults.describe()}`);
+  const timingsText = (settings.describe ?? describeTimings)(timings);
+  console.log(`outbox publisher ${process.pid} ready: database ${settings.database}, prefix ${prefix}, nudge channel ${timings.nudgeChannel}, ${timingsText}; ${faults.describe()}`);
+}
+
+async function main(): Promise<void> {
+  const settings = PUBLISHER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
+  await runPublisherProcess({ lab: LAB, database: settings.database, timings: readOutboxOptions() });
 }
 
 runMain(import.meta.url, main);

@@ -1,0 +1,128 @@
+// Every statement lesson 13 adds, by name. Each has a header: what it guarantees and what
+// its row count means. `?` parameters only (an array becomes a list, for IN); ages come
+// back in MICROSECONDS (TIMESTAMPDIFF(MICROSECOND, …) is a whole number on both servers,
+// where a division would arrive as a DECIMAL string).
+//
+// Lock order, everywhere: a job's row first, then the gate row. The submission inserts
+// its new job (and event) before it locks the gate in the lab's design; the finish
+// updates the job, then the gate. One order means two transactions never wait on each
+// other in a circle (no deadlock between a submission and a finish).
+
+/** The active states: the ones the limit counts. Lesson 01's names, listed once here for the SQL. */
+export const ACTIVE_STATES = ['queued', 'running'] as const;
+
+/**
+ * Locks the gate row and reads its counter. Every admission takes this lock, so
+ * admissions happen one after another: the second waits (up to innodb_lock_wait_timeout,
+ * then 1205) until the first commits or rolls back. Rows returned: 1 (0 = the migration
+ * did not run). Parameters: none.
+ */
+export const LOCK_GATE = `
+  SELECT active_jobs
+  FROM export_admission_gate
+  WHERE id = 1
+  FOR UPDATE`;
+
+/**
+ * The course's count, run while the gate is locked: how many jobs are queued or running
+ * now (READ COMMITTED: every admission that finished before we got the lock is counted).
+ * The index export_jobs_status_created answers it; it still reads one entry per active
+ * job, with the gate locked. Rows returned: 1. Parameters: [ACTIVE_STATES].
+ */
+export const COUNT_ACTIVE = `
+  SELECT COUNT(*) AS n
+  FROM export_jobs
+  WHERE status IN (?)`;
+
+/**
+ * The per-client quota's count, run while the gate is locked (so two submissions of one
+ * client are counted one after the other). Index: export_jobs_client_status.
+ * Rows returned: 1. Parameters: [clientId, ACTIVE_STATES].
+ */
+export const COUNT_ACTIVE_OF_CLIENT = `
+  SELECT COUNT(*) AS n
+  FROM export_jobs
+  WHERE client_id = ? AND status IN (?)`;
+
+/** Names the job's client (its own new row, inside the admission). Affected rows: 1. Parameters: [clientId, jobId]. */
+export const SET_CLIENT = `
+  UPDATE export_jobs
+  SET client_id = ?
+  WHERE id = ?`;
+
+/**
+ * An entry: one more active job. Run under the gate's lock, in the admission's
+ * transaction, so the counter and the job rows commit (or roll back) together.
+ * Affected rows: 1. Parameters: none.
+ */
+export const ENTER_GATE = `
+  UPDATE export_admission_gate
+  SET active_jobs = active_jobs + 1
+  WHERE id = 1`;
+
+/**
+ * An exit: a job left queued/running (lesson 13: a finish; lesson 15 adds cancel and
+ * fail). Run in the SAME transaction as the job's change, after it (job row, then gate).
+ * The CHECK (active_jobs >= 0) refuses an exit that had no entry.
+ * Affected rows: 1. Parameters: none.
+ */
+export const LEAVE_GATE = `
+  UPDATE export_admission_gate
+  SET active_jobs = active_jobs - 1
+  WHERE id = 1`;
+
+/** The counter, without a lock (what monitoring and the checks read). Rows: 1. Parameters: none. */
+export const READ_GATE = `
+  SELECT active_jobs
+  FROM export_admission_gate
+  WHERE id = 1`;
+
+/**
+ * Backlog by status: how many jobs wait or run, and how long the oldest has been there
+ * (the course's query, with the age in microseconds). Rows: one per active status that
+ * has jobs. Parameters: [ACTIVE_STATES].
+ */
+export const BACKLOG_BY_STATUS = `
+  SELECT status, COUNT(*) AS jobs,
+         TIMESTAMPDIFF(MICROSECOND, MIN(created_at), NOW(6)) AS oldest_age_us
+  FROM export_jobs
+  WHERE status IN (?)
+  GROUP BY status
+  ORDER BY status`;
+
+/**
+ * Backlog by queue: the active jobs of each route (the route is on the job's events; a
+ * job with several events is counted once). Rows: one per queue and status.
+ * Parameters: [ACTIVE_STATES].
+ */
+export const BACKLOG_BY_QUEUE = `
+  SELECT o.queue_name, j.status, COUNT(DISTINCT j.id) AS jobs,
+         TIMESTAMPDIFF(MICROSECOND, MIN(j.created_at), NOW(6)) AS oldest_age_us
+  FROM export_jobs j
+  JOIN export_outbox o ON o.job_id = j.id
+  WHERE j.status IN (?)
+  GROUP BY o.queue_name, j.status
+  ORDER BY o.queue_name, j.status`;
+
+/**
+ * Events not yet sent, per queue, and the oldest one's age (the course's second query):
+ * an accepted job whose wake-up has not reached the broker is backlog too.
+ * Rows: one per queue with unsent events. Parameters: none.
+ */
+export const UNPUBLISHED_BY_QUEUE = `
+  SELECT queue_name, COUNT(*) AS events,
+         TIMESTAMPDIFF(MICROSECOND, MIN(created_at), NOW(6)) AS oldest_age_us
+  FROM export_outbox
+  WHERE sent_at IS NULL
+  GROUP BY queue_name
+  ORDER BY queue_name`;
+
+/**
+ * Rows that should not exist: a job without any outbox event, or an event whose job is
+ * missing (the foreign key makes the second impossible; it is asked anyway). Rows: 1.
+ * Parameters: none.
+ */
+export const COUNT_ORPHANS = `
+  SELECT
+    (SELECT COUNT(*) FROM export_jobs j WHERE NOT EXISTS (SELECT 1 FROM export_outbox o WHERE o.job_id = j.id)) AS jobs_without_event,
+    (SELECT COUNT(*) FROM export_outbox o WHERE NOT EXISTS (SELECT 1 FROM export_jobs j WHERE j.id = o.job_id)) AS events_without_job`;

@@ -1,0 +1,136 @@
+// Lesson 13's submission: lesson 12's (the job and its outbox event in one transaction),
+// with three additions:
+//
+//   route    the snapshot's row count, after de-duplication, picks the queue: at most
+//            FAST_MAX_ROWS (30) -> exports.fast, more -> exports.bulk. It is written on the
+//            outbox event, so the publisher (and any resend) knows where to send it.
+//   gate     the admission gate (gate.ts) runs inside the same transaction: a full service
+//            is a 503 with Retry-After, a client over its quota a 429, and nothing is created.
+//   retries  a lock-wait timeout (1205) or a deadlock (1213) rolls the whole transaction
+//            back; it is run again from the top, a bounded number of times, then answered
+//            with 503 (never a 500). A 202 is sent only after a COMMIT: there is never a 202
+//            for a job that was rolled back.
+import type { Pool } from 'mysql2/promise';
+import { AppError } from '@tasks-lab/01-state-machine';
+import { errnoOf, checkSubmission, DatabaseUnavailableError } from '@tasks-lab/11-mysql-leases';
+import { readEvent, submitWithEvent, type SubmitWithEventOptions, type SubmitWithEventResult } from '@tasks-lab/12-outbox';
+import { sleep } from '@tasks-lab/lab-kit';
+import { AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError } from './errors.ts';
+import { gateSteps, type GateReading, type GateRules } from './gate.ts';
+import { COURSE_TIMINGS, ROUTES, type AdmissionOptionValues, type GateDesign, type RouteQueue } from './options.ts';
+
+/** The rules of admission: lesson 13's options. */
+export type AdmissionRules = Pick<AdmissionOptionValues, 'admissionLimit' | 'clientQuota' | 'fastMaxRows' | 'admissionGate' | 'admissionRetries' | 'retryAfterSeconds'>;
+
+export const COURSE_RULES: Readonly<AdmissionRules> = {
+  admissionLimit: COURSE_TIMINGS.admissionLimit,
+  clientQuota: COURSE_TIMINGS.clientQuota,
+  fastMaxRows: COURSE_TIMINGS.fastMaxRows,
+  admissionGate: COURSE_TIMINGS.admissionGate,
+  admissionRetries: COURSE_TIMINGS.admissionRetries,
+  retryAfterSeconds: COURSE_TIMINGS.retryAfterSeconds,
+};
+
+/** The client a request without a Client-Id header counts as. */
+export const ANONYMOUS_CLIENT = 'anonymous';
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The Client-Id header, checked before it becomes a column value; none = 'anonymous'. */
+export function checkClientId(raw: string | undefined): string {
+  if (raw === undefined) return ANONYMOUS_CLIENT;
+  if (!CLIENT_ID.test(raw)) throw new InvalidClientIdError();
+  return raw;
+}
+
+/** Where an export of `rows` distinct products goes: at most `fastMaxRows` -> exports.fast. */
+export function routeFor(rows: number, fastMaxRows: number = COURSE_RULES.fastMaxRows): RouteQueue {
+  return rows <= fastMaxRows ? ROUTES.fast : ROUTES.bulk;
+}
+
+/** One admission, as the gate saw it under its lock: logged for every new job. */
+export interface Admission extends GateReading {
+  jobId: string;
+  queueName: RouteQueue;
+  /** Transactions run for it: 1, or more after lock-wait timeouts. */
+  attempts: number;
+}
+
+export interface AdmitOptions extends Omit<SubmitWithEventOptions, 'queueName' | 'steps'> {
+  rules?: Partial<AdmissionRules>;
+  /** The Client-Id header (checked here); none = 'anonymous'. */
+  clientId?: string;
+  /** A lock conflict that will be retried: attempt is the one that failed. */
+  onRetry?: (attempt: number, err: unknown) => void;
+}
+
+export interface AdmitResult extends SubmitWithEventResult {
+  queueName: RouteQueue;
+  /** What the gate read; undefined for a replay (`created: false`), which passes no gate. */
+  admission?: Admission;
+}
+
+/** MySQL's lock conflicts that say "run the whole transaction again", never "your request is wrong". */
+const LOCK_WAIT_TIMEOUT = 1205;
+const DEADLOCK = 1213;
+const isLockConflict = (err: unknown) => errnoOf(err) === LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
+
+/** What a database that did not answer looks like, from mysql2 and from Node's sockets. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT']);
+
+/** "ECONNREFUSED" for a database that did not answer; undefined for anything else. Pure, for the unit test. */
+export function unreachableReason(err: unknown): string | undefined {
+  if (err instanceof DatabaseUnavailableError) return err.reason;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNREACHABLE.has(code) ? code : undefined;
+}
+
+/**
+ * Admits an export or refuses it, and answers only after the COMMIT. Throws
+ * CapacityExceededError (503), ClientQuotaExceededError (429), AdmissionBusyError (503,
+ * the gate stayed locked through every retry), DatabaseUnreachableError (503), or lesson
+ * 11's 4xx for bad input. A replay of an Idempotency-Key answers the earlier job and
+ * passes no gate: it creates nothing.
+ */
+export async function admitExport(pool: Pool, productIds: readonly number[], options: AdmitOptions = {}): Promise<AdmitResult> {
+  const rules: AdmissionRules = { ...COURSE_RULES, ...options.rules };
+  const clientId = checkClientId(options.clientId);
+  // Checked once, before any connection: the de-duplicated ids decide the route, and the
+  // job id stays the same through every retry (a rolled-back attempt left no row).
+  const submission = checkSubmission(productIds, options);
+  const queueName = routeFor(submission.ids.length, rules.fastMaxRows);
+  const gateRules: GateRules = {
+    limit: rules.admissionLimit,
+    clientQuota: rules.clientQuota,
+    retryAfterSeconds: rules.retryAfterSeconds,
+    recordClient: options.clientId !== undefined || rules.clientQuota > 0,
+  };
+  const attempts = rules.admissionRetries + 1;
+  for (let attempt = 1; ; attempt += 1) {
+    let reading: GateReading | undefined;
+    try {
+      const steps = gateSteps(rules.admissionGate as GateDesign, gateRules, clientId, (seen) => (reading = seen));
+      const result = await submitWithEvent(pool, productIds, { ...options, jobId: submission.jobId, queueName, steps });
+      if (!result.created) return { ...result, queueName: await routeOfEvent(pool, result.eventId, queueName) };
+      // Committed: only now does the reading count as an admission.
+      return { ...result, queueName, admission: reading && { ...reading, jobId: result.jobId, queueName, attempts: attempt } };
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (isLockConflict(err)) {
+        if (attempt >= attempts) throw new AdmissionBusyError(attempts, rules.retryAfterSeconds);
+        options.onRetry?.(attempt, err);
+        // A short, growing, jittered pause: the holders that made us wait get to commit.
+        await sleep(attempt * (20 + Math.random() * 30));
+        continue;
+      }
+      const reason = unreachableReason(err);
+      if (reason) throw new DatabaseUnreachableError(reason, rules.retryAfterSeconds, err);
+      throw err;
+    }
+  }
+}
+
+/** A replay's queue: the one its event was written with (the route of the first request). */
+async function routeOfEvent(pool: Pool, eventId: string, fallback: RouteQueue): Promise<RouteQueue> {
+  const event = await readEvent(pool, eventId);
+  return (event?.queueName as RouteQueue | undefined) ?? fallback;
+}

@@ -1,0 +1,62 @@
+// Lesson 13's answers to a submission that is not accepted. Each one is an AppError
+// (lesson 01's one error class), so the one error middleware turns it into JSON with its
+// status and headers; none of them creates a job: each is thrown inside the admission's
+// transaction, which rolls back, or before it starts.
+import { AppError } from '@tasks-lab/01-state-machine';
+
+const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
+
+/** The whole service is full: 503 + Retry-After (the course's answer). Not the client's fault: try later. */
+export class CapacityExceededError extends AppError {
+  constructor(
+    readonly limit: number,
+    readonly active: number,
+    retryAfterSeconds: number,
+  ) {
+    super('capacity-exceeded', `The export service is full (${active} of ${limit} jobs queued or running); try again in ${retryAfterSeconds} s`, 503, {
+      headers: retryAfter(retryAfterSeconds),
+    });
+  }
+}
+
+/** This client has as many jobs waiting or running as its quota allows: 429 + Retry-After. */
+export class ClientQuotaExceededError extends AppError {
+  constructor(
+    readonly clientId: string,
+    readonly quota: number,
+    retryAfterSeconds: number,
+  ) {
+    super('client-quota-exceeded', `Client ${clientId} already has ${quota} exports queued or running (its quota); try again in ${retryAfterSeconds} s`, 429, {
+      headers: retryAfter(retryAfterSeconds),
+    });
+  }
+}
+
+/**
+ * The gate stayed locked through every retry (lock-wait timeouts or deadlocks): 503 +
+ * Retry-After. Every attempt rolled back, so nothing was created.
+ */
+export class AdmissionBusyError extends AppError {
+  constructor(attempts: number, retryAfterSeconds: number) {
+    super('admission-busy', `The admission gate stayed busy through ${attempts} attempts; nothing was created, try again in ${retryAfterSeconds} s`, 503, {
+      headers: retryAfter(retryAfterSeconds),
+    });
+  }
+}
+
+/** The database did not answer (refused, dropped, timed out): 503, never a 500 with a driver message. */
+export class DatabaseUnreachableError extends AppError {
+  constructor(reason: string, retryAfterSeconds: number, cause?: unknown) {
+    super('database-unavailable', `The job database is not reachable (${reason}); the request was not accepted, try again in ${retryAfterSeconds} s`, 503, {
+      headers: retryAfter(retryAfterSeconds),
+      cause,
+    });
+  }
+}
+
+/** A Client-Id header that is not a name: 400 (it becomes a column value, so it is checked first). */
+export class InvalidClientIdError extends AppError {
+  constructor() {
+    super('invalid-client-id', 'A Client-Id is 1 to 64 letters, digits, ".", "_" or "-"', 400);
+  }
+}

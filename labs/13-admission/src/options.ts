@@ -1,0 +1,141 @@
+// Lesson 13's options: lesson 12's (the lease, the publisher, the database session), plus
+// the admission gate's. Read once at start-up, from environment variables or overrides
+// in code, with the course's values as defaults.
+//
+//   ADMISSION_LIMIT        100      jobs that may be queued or running at once (the whole service)
+//   CLIENT_QUOTA           0        jobs one client (the Client-Id header) may have queued or
+//                                   running; 0 = no per-client quota (the course's default)
+//   FAST_MAX_ROWS          30       an export of at most this many products goes to exports.fast
+//   ADMISSION_GATE         counter  counter: the lab's gate (reads a counter kept in the gate
+//                                   row); count: the course's (COUNTs the jobs under the lock)
+//   ADMISSION_RETRIES      3        a lock-wait timeout or deadlock re-runs the whole admission
+//                                   transaction this many times before answering 503
+//   RETRY_AFTER_SECONDS    5        the Retry-After header of a 503 or 429
+//   COURSE_TIMINGS         0        1: the course's timings (lesson 11's and lesson 12's)
+//
+// The processes' settings:
+//   JOBS_DATABASE          tasks_lab13    the database holding the jobs, the outbox and the gate
+//   BULLMQ_PREFIX          tasks-lab13    the workers' and the publisher's BullMQ key prefix (verify
+//                                         runs its experiments under prefixes of their own, so it
+//                                         never takes or drops the wake-ups of a student's jobs)
+//   WORKER_CONCURRENCY     1              jobs one worker runs at once (the course's --concurrency=1)
+//   ARTIFACTS_DIR          labs/13-admission/artifacts
+//   PORT, WORKER_CONCURRENCY, ...   lesson 12's (lab 08's) process options; `pnpm worker:fast`
+//                          and `pnpm worker:bulk` choose the queue, one worker each
+import { fileURLToPath } from 'node:url';
+import { formatDuration } from '@tasks-lab/11-mysql-leases';
+import { labDatabase, labPrefix } from '@tasks-lab/infra';
+import { choice, defineOptions, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  describeTimings as describeOutboxTimings,
+  OUTBOX_OPTIONS,
+  PUBLISHER_PROCESS_OPTIONS as OUTBOX_PUBLISHER_PROCESS_OPTIONS,
+  readOutboxOptions,
+  SERVER_PROCESS_OPTIONS as OUTBOX_SERVER_PROCESS_OPTIONS,
+  SHORT_TIMINGS as OUTBOX_SHORT_TIMINGS,
+  WORKER_PROCESS_OPTIONS as OUTBOX_WORKER_PROCESS_OPTIONS,
+} from '@tasks-lab/12-outbox';
+
+export const LAB = '13';
+/** The student's database: `pnpm start`, the workers and the publisher use it. */
+export const JOBS_DATABASE = labDatabase(LAB);
+/** Verify's own database, recreated on every run. */
+export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
+/** Lesson 13's BullMQ key prefix: `tasks-lab13` (verify's experiments use prefixes of their own). */
+export const QUEUE_PREFIX = labPrefix(LAB);
+/** Where the workers write artifacts by default. */
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
+/** Lesson 13's nudge channel (its own, so a lab 12 publisher never hears lab 13's submissions). */
+export const nudgeChannel = 'tasks-lab13:outbox-nudge';
+
+/** The two queues, and which one an export goes to: decided at admission, kept on the event. */
+export const FAST_QUEUE = 'exports.fast';
+export const BULK_QUEUE = 'exports.bulk';
+export const ROUTES = { fast: FAST_QUEUE, bulk: BULK_QUEUE } as const;
+export type Route = keyof typeof ROUTES;
+export type RouteQueue = (typeof ROUTES)[Route];
+
+export const GATE_DESIGNS = ['counter', 'count'] as const;
+export type GateDesign = (typeof GATE_DESIGNS)[number];
+
+export const ADMISSION_OPTIONS = defineOptions({
+  ...OUTBOX_OPTIONS.specs,
+  nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+  admissionLimit: wholeNumber('ADMISSION_LIMIT', 100, { min: 1, max: 1_000_000 }),
+  clientQuota: wholeNumber('CLIENT_QUOTA', 0, { min: 0, max: 1_000_000 }),
+  fastMaxRows: wholeNumber('FAST_MAX_ROWS', 30, { min: 1, max: 100 }),
+  admissionGate: choice('ADMISSION_GATE', 'counter', GATE_DESIGNS),
+  admissionRetries: wholeNumber('ADMISSION_RETRIES', 3, { min: 0, max: 10 }),
+  retryAfterSeconds: wholeNumber('RETRY_AFTER_SECONDS', 5, { min: 1, max: 3600 }),
+});
+export type AdmissionOptionValues = ReturnType<typeof ADMISSION_OPTIONS.defaults>;
+
+/** The course's values (capacity 100, fast <= 30 rows, Retry-After 5) and lesson 12's timings. */
+export const COURSE_TIMINGS: Readonly<AdmissionOptionValues> = ADMISSION_OPTIONS.defaults();
+
+/** What verify and the tests run with: lesson 12's short timings; the admission values stay the course's. */
+export const SHORT_TIMINGS: Readonly<Partial<AdmissionOptionValues>> = { ...OUTBOX_SHORT_TIMINGS };
+
+/** Reads the options (lesson 12's own checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
+export function readAdmissionOptions(options: ReadOptions<AdmissionOptionValues> = {}): AdmissionOptionValues {
+  const values = ADMISSION_OPTIONS.read(options);
+  const outbox = readOutboxOptions({ env: {}, overrides: pickOutbox(values) });
+  return { ...values, ...outbox };
+}
+
+/** The short timings, for verify and tests; `COURSE_TIMINGS=1` still wins. */
+export function readShortAdmissionOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AdmissionOptionValues> = {}): AdmissionOptionValues {
+  return readAdmissionOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
+}
+
+function pickOutbox(values: AdmissionOptionValues) {
+  return Object.fromEntries(Object.keys(OUTBOX_OPTIONS.specs).map((key) => [key, values[key as keyof AdmissionOptionValues]]));
+}
+
+/** "…; limit 100 (counter gate), client quota off, fast <= 30 rows" after lesson 12's words. */
+export function describeRules(options: AdmissionOptionValues): string {
+  const quota = options.clientQuota === 0 ? 'client quota off' : `client quota ${options.clientQuota}`;
+  return `limit ${options.admissionLimit} (${options.admissionGate} gate), ${quota}, fast <= ${options.fastMaxRows} rows, ${options.admissionRetries} retries on a lock wait`;
+}
+
+export function describeTimings(options: AdmissionOptionValues): string {
+  return `${describeOutboxTimings(options)}; ${describeRules(options)}`;
+}
+
+export { formatDuration };
+
+// ---- the processes -------------------------------------------------------------
+
+const database = name('JOBS_DATABASE', JOBS_DATABASE);
+const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
+
+/** `pnpm publisher`: lesson 12's publisher on lab 13's database; each event names its queue. */
+export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
+  ...OUTBOX_PUBLISHER_PROCESS_OPTIONS.specs,
+  database,
+  queuePrefix,
+});
+export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
+
+/**
+ * `pnpm worker:fast` / `pnpm worker:bulk`: lesson 12's worker options; the queue comes from
+ * the route, and each worker runs one job at a time by default, as the course's two workers do.
+ */
+export const WORKER_PROCESS_OPTIONS = defineOptions({
+  ...OUTBOX_WORKER_PROCESS_OPTIONS.specs,
+  concurrency: wholeNumber('WORKER_CONCURRENCY', 1, { min: 1, max: 64 }),
+  database,
+  queuePrefix,
+  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
+});
+export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
+
+// The queue is chosen per job now (its route), so the server no longer reads EXPORTS_QUEUE.
+const { queueName: _chosenPerJob, ...serverSpecs } = OUTBOX_SERVER_PROCESS_OPTIONS.specs;
+
+/** `pnpm start`: lesson 12's server options on lab 13's database, without the queue name. */
+export const SERVER_PROCESS_OPTIONS = defineOptions({
+  ...serverSpecs,
+  database,
+});
+export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;

@@ -1,0 +1,47 @@
+// `pnpm start`: lesson 13's API as a real process (PORT defaults to 8000): lesson 12's
+// services (one pool, one Redis client for the nudges), lesson 13's admission rules.
+//
+//   pnpm start                                  the course's limit (100), no client quota
+//   ADMISSION_LIMIT=5 pnpm start                the course's "try it yourself": a limit of 5
+//   CLIENT_QUOTA=2 pnpm start                   at most 2 active jobs per Client-Id (429 above)
+//   ADMISSION_GATE=count pnpm start             the course's lock-and-count gate
+import type { Express } from 'express';
+import { ensureInfra, migrateLab } from '@tasks-lab/infra';
+import { idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
+import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
+import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS } from '@tasks-lab/12-outbox';
+import { createApp, type AppOptions } from './app.ts';
+import { describeTimings, LAB, readAdmissionOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
+
+export { SHUTDOWN_GRACE_MS };
+
+/** Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the Redis client. */
+export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
+  return listen(app, port);
+}
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read();
+  const options = readAdmissionOptions();
+  await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
+  // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
+  await migrateLab(LAB, { database: settings.database });
+  // Lesson 12's pool (on this lab's database) and nudge client.
+  const services = await openApiServices({ database: settings.database });
+  const running = await startServer(settings.port, {
+    pool: services.pool,
+    nudge: () => publishNudge(services.redis, { channel: options.nudgeChannel }),
+    rules: options,
+    deadlineMs: options.deadlineMs,
+  });
+  onShutdown(
+    idempotent(async () => {
+      await running.close();
+      await services.close();
+    }),
+    { graceMs: SHUTDOWN_GRACE_MS },
+  );
+  console.log(`listening on ${running.url}: database ${settings.database}, ${describeTimings(options)}`);
+}
+
+runMain(import.meta.url, main);
