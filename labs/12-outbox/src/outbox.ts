@@ -57,8 +57,10 @@ export interface SubmitWithEventOptions {
   steps?: SubmitSteps;
 }
 
-/** Lesson 11's step before the job's INSERT, and one after the event's, just before the COMMIT. */
+/** Lesson 11's step before the job's INSERT, one between the job and its event, and one just before the COMMIT. */
 export interface SubmitSteps extends InsertJobSteps {
+  /** The job is inserted, its event not yet: a row that must reference the job goes here (lesson 14's time slot). */
+  afterJobInsert?: (tx: PoolConnection, jobId: string) => Promise<void>;
   /** The job and its event are inserted; it may still refuse them by throwing (everything rolls back). */
   beforeCommit?: (tx: PoolConnection, job: { jobId: string; eventId: string }) => Promise<void>;
 }
@@ -86,6 +88,7 @@ export async function submitWithEvent(pool: Pool, productIds: readonly number[],
       // A failure here (the process dies, the connection drops, a bug throws) rolls the
       // job back too: there is never a job that nobody will ever be told about.
       await faults.hit('after-job-insert');
+      await options.steps?.afterJobInsert?.(tx, job.jobId);
       const eventId = randomUUID();
       const [inserted] = await tx.query<ResultSetHeader>(INSERT_EVENT, [eventId, job.jobId, queueName]);
       if (inserted.affectedRows !== 1) throw new Error(`inserting the event of job ${job.jobId} affected ${inserted.affectedRows} rows, expected 1`);

@@ -13,7 +13,7 @@
 import type { Pool } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
 import { errnoOf, checkSubmission, DatabaseUnavailableError } from '@tasks-lab/11-mysql-leases';
-import { readEvent, submitWithEvent, type SubmitWithEventOptions, type SubmitWithEventResult } from '@tasks-lab/12-outbox';
+import { readEvent, submitWithEvent, type SubmitSteps, type SubmitWithEventOptions, type SubmitWithEventResult } from '@tasks-lab/12-outbox';
 import { sleep } from '@tasks-lab/lab-kit';
 import { AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError } from './errors.ts';
 import { gateSteps, type GateReading, type GateRules } from './gate.ts';
@@ -57,6 +57,10 @@ export interface Admission extends GateReading {
 
 export interface AdmitOptions extends Omit<SubmitWithEventOptions, 'queueName' | 'steps'> {
   rules?: Partial<AdmissionRules>;
+  /** The queue, when the caller decides it (lesson 14's scheduled exports go to exports.bulk). @defaultValue the route by row count */
+  queueName?: RouteQueue;
+  /** A step between the job's insert and its event's, in the same transaction (lesson 14 inserts the time slot there). */
+  afterJobInsert?: SubmitSteps['afterJobInsert'];
   /** The Client-Id header (checked here); none = 'anonymous'. */
   clientId?: string;
   /** A lock conflict that will be retried: attempt is the one that failed. */
@@ -97,7 +101,7 @@ export async function admitExport(pool: Pool, productIds: readonly number[], opt
   // Checked once, before any connection: the de-duplicated ids decide the route, and the
   // job id stays the same through every retry (a rolled-back attempt left no row).
   const submission = checkSubmission(productIds, options);
-  const queueName = routeFor(submission.ids.length, rules.fastMaxRows);
+  const queueName = options.queueName ?? routeFor(submission.ids.length, rules.fastMaxRows);
   const gateRules: GateRules = {
     limit: rules.admissionLimit,
     clientQuota: rules.clientQuota,
@@ -108,7 +112,7 @@ export async function admitExport(pool: Pool, productIds: readonly number[], opt
   for (let attempt = 1; ; attempt += 1) {
     let reading: GateReading | undefined;
     try {
-      const steps = gateSteps(rules.admissionGate as GateDesign, gateRules, clientId, (seen) => (reading = seen));
+      const steps = { ...gateSteps(rules.admissionGate as GateDesign, gateRules, clientId, (seen) => (reading = seen)), afterJobInsert: options.afterJobInsert };
       const result = await submitWithEvent(pool, productIds, { ...options, jobId: submission.jobId, queueName, steps });
       if (!result.created) return { ...result, queueName: await routeOfEvent(pool, result.eventId, queueName) };
       // Committed: only now does the reading count as an admission.

@@ -30,6 +30,8 @@ export interface AppOptions {
   onAdmission?: (admission: Admission) => void;
   deadlineMs?: number;
   log?: (line: string) => void;
+  /** Routes a later lesson adds (lesson 14's POST /schedule-slots), before the 404 handler. */
+  routes?: (app: Express) => void;
 }
 
 /** "admitted job … to exports.fast: 3 of 5 active before it (counter gate)": the line each admission logs. */
@@ -50,7 +52,8 @@ export function createApp(options: AppOptions): Express {
     log,
     submit: async (pool, productIds, submitOptions, req) => {
       const onRetry = (attempt: number) => log(`admission attempt ${attempt} met a locked gate (lock-wait timeout or deadlock): rolled back, trying again`);
-      const admitted = await admit(pool, productIds, { ...submitOptions, rules: options.rules, clientId: req.get(CLIENT_ID_HEADER), onRetry });
+      const { idempotencyKey, deadlineMs } = submitOptions;
+      const admitted = await admit(pool, productIds, { idempotencyKey, deadlineMs, rules: options.rules, clientId: req.get(CLIENT_ID_HEADER), onRetry });
       if (admitted.admission) onAdmission(admitted.admission);
       return admitted;
     },
@@ -61,6 +64,7 @@ export function createApp(options: AppOptions): Express {
           res.json(await readBacklog(options.pool));
         })
         .all(allowOnly('GET'));
+      options.routes?.(app);
     },
   });
 }
