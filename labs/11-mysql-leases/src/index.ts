@@ -93,7 +93,7 @@ export {
   type ExportContext,
   deliverExport,
 } from './export-worker.ts';
-export { WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions, startExportWorker, runExportWorker } from './worker.ts';
+export { WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions, startExportWorker, readyWithPool, runExportWorker } from './worker.ts';
 export { IDEMPOTENCY_KEY_HEADER, type ExportResponse, toExportResponse, idempotencyKeyOf, type AppOptions, createApp } from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer, type ApiServices, openApiServices } from './server.ts';
 export { waitForTerminalRow } from './submit.ts';

@@ -11,6 +11,7 @@
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import type { RedisOptions } from 'ioredis';
+import type { Pool } from 'mysql2/promise';
 import { EXPORT_JOB_NAME, startWorker, type QueueAddress } from '@tasks-lab/08-broker-worker';
 import { LAB, openJobsDatabase } from './database.ts';
 import { deliverExport, exportFaults, type ExportFaults, type ExportParts } from './export-worker.ts';
@@ -51,6 +52,15 @@ export async function startExportWorker(options: StartExportWorkerOptions): Prom
     { [EXPORT_JOB_NAME]: (job) => deliverExport(job.data, context) },
     { ...settings, connection: options.connection, onError: options.onError },
   );
+  return { worker, close: await readyWithPool(worker, pool) };
+}
+
+/**
+ * Waits until `worker` is connected; if it never is, closes it and `pool`, so a failed start
+ * leaves nothing open. Returns the close for later: the worker (its running jobs finish), then
+ * the pool they used. Idempotent. Lesson 14's fast worker uses it too.
+ */
+export async function readyWithPool(worker: { waitUntilReady(): Promise<unknown>; close(): Promise<void> }, pool: Pool): Promise<() => Promise<void>> {
   try {
     await worker.waitUntilReady();
   } catch (err) {
@@ -58,13 +68,10 @@ export async function startExportWorker(options: StartExportWorkerOptions): Prom
     await pool.end().catch(() => {});
     throw err;
   }
-  return {
-    worker,
-    close: idempotent(async () => {
-      await worker.close();
-      await pool.end();
-    }),
-  };
+  return idempotent(async () => {
+    await worker.close();
+    await pool.end();
+  });
 }
 
 /** The process: options from the environment, one line per delivery, a ready line naming the timings. */

@@ -22,7 +22,6 @@
 // experiment refuses to start while another worker consumes them (a `pnpm worker:fast`
 // left running would take its wake-ups and find nothing to claim in its own database), and
 // drops the wake-ups earlier runs left waiting there.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,15 +29,14 @@ import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
 import { errorMessage, FAULTS_ENV, launchProcess, sleep, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
-import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { artifactName, claim, readJob, writeArtifactAtomically, type DeliveryOutcome, type WakeUpMessage } from '@tasks-lab/11-mysql-leases';
+import { artifactName, claim, readJob, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
 import { openNudgeClient, publisherFaults, publishNudge, READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent, type OutboxEvent, type PublisherParts } from '@tasks-lab/12-outbox';
 import { admitExport } from '../src/admission.ts';
 import { readBacklog, type Backlog } from '../src/backlog.ts';
 import { freshDatabase } from '../src/database.ts';
 import { countActiveJobs, finishAndLeave, readGateCounter } from '../src/gate.ts';
 import { ADMISSION_OPTIONS, BULK_QUEUE, describeTimings, FAST_QUEUE, readShortAdmissionOptions, WORKER_PROCESS_OPTIONS, type AdmissionOptionValues, type RouteQueue } from '../src/options.ts';
-import { exportsAddress, QUEUE_PREFIX } from '../src/queue.ts';
+import { scratchQueuePrefix } from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
 
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
@@ -318,7 +316,7 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
   return (signal) =>
     withLab(signal, setup, 'workers', async (lab) => {
       const { res, pool, timings, parts } = lab;
-      const prefix = scratchPrefix(res);
+      const prefix = scratchQueuePrefix(res);
       const artifactsDir = await artifactFolder(res);
 
       // Act 1: submissions with nobody to take them.
@@ -358,26 +356,6 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
         publisherErrors: publisherErrors.slice(0, 5),
       };
     });
-}
-
-/**
- * A BullMQ prefix of this experiment's own (`tasks-lab13-x<hex>`), passed to its workers and
- * its publisher: it never takes, nor drops, the wake-ups of a student's `pnpm worker:fast`
- * on the lab's prefix. Its two queues are removed from Redis afterwards.
- */
-function scratchPrefix(res: Resources): string {
-  const prefix = `${QUEUE_PREFIX}-x${randomBytes(4).toString('hex')}`;
-  res.defer(async () => {
-    for (const queueName of [FAST_QUEUE, BULK_QUEUE] as const) {
-      const queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName, prefix));
-      try {
-        await queue.obliterate({ force: true });
-      } finally {
-        await queue.close();
-      }
-    }
-  });
-  return prefix;
 }
 
 async function artifactFolder(res: Resources): Promise<string> {

@@ -69,7 +69,7 @@ export { CapacityExceededError, ClientQuotaExceededError, AdmissionBusyError, Da
 export { type StatusBacklog, type QueueBacklog, type UnpublishedBacklog, type Backlog, readBacklog, formatBacklog } from './backlog.ts';
 
 // Where the wake-ups go, the workers, the API.
-export { exportsAddress, routeNamed } from './queue.ts';
+export { exportsAddress, routeNamed, scratchQueuePrefix } from './queue.ts';
 export { type StartRouteWorkerOptions, startRouteWorker, logDeliveries } from './worker.ts';
 export { CLIENT_ID_HEADER, type AppOptions, describeAdmission, createApp } from './app.ts';
-export { SHUTDOWN_GRACE_MS, startServer } from './server.ts';
+export { SHUTDOWN_GRACE_MS, startServer, type ServerProcessSettings, runServerProcess } from './server.ts';

@@ -11,7 +11,7 @@ import { idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS } from '@tasks-lab/12-outbox';
 import { createApp, type AppOptions } from './app.ts';
-import { describeTimings, LAB, readAdmissionOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
+import { describeTimings, LAB, readAdmissionOptions, SERVER_PROCESS_OPTIONS, type AdmissionOptionValues } from './options.ts';
 
 export { SHUTDOWN_GRACE_MS };
 
@@ -20,20 +20,33 @@ export function startServer(port: number, options: AppOptions, app: Express = cr
   return listen(app, port);
 }
 
-async function main(): Promise<void> {
-  const settings = SERVER_PROCESS_OPTIONS.read();
-  const options = readAdmissionOptions();
+export interface ServerProcessSettings<O extends AdmissionOptionValues> {
+  /** Whose migrations to apply at start-up (lesson 14 passes its own). */
+  lab: string;
+  database: string;
+  port: number;
+  options: O;
+  /** The app (lesson 14 adds its routes). @defaultValue lesson 13's createApp */
+  createApp?: (appOptions: AppOptions) => Express;
+  /** The ready line's account of the options. @defaultValue lesson 13's describeTimings */
+  describe?: (options: O) => string;
+}
+
+/** The process: infra, migrations, lesson 12's pool and nudge client, the server, a clean stop on SIGTERM/Ctrl-C. */
+export async function runServerProcess<O extends AdmissionOptionValues>(settings: ServerProcessSettings<O>): Promise<void> {
+  const { options } = settings;
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(LAB, { database: settings.database });
+  await migrateLab(settings.lab, { database: settings.database });
   // Lesson 12's pool (on this lab's database) and nudge client.
   const services = await openApiServices({ database: settings.database });
-  const running = await startServer(settings.port, {
+  const appOptions: AppOptions = {
     pool: services.pool,
     nudge: () => publishNudge(services.redis, { channel: options.nudgeChannel }),
     rules: options,
     deadlineMs: options.deadlineMs,
-  });
+  };
+  const running = await startServer(settings.port, appOptions, (settings.createApp ?? createApp)(appOptions));
   onShutdown(
     idempotent(async () => {
       await running.close();
@@ -41,7 +54,12 @@ async function main(): Promise<void> {
     }),
     { graceMs: SHUTDOWN_GRACE_MS },
   );
-  console.log(`listening on ${running.url}: database ${settings.database}, ${describeTimings(options)}`);
+  console.log(`listening on ${running.url}: database ${settings.database}, ${(settings.describe ?? describeTimings)(options)}`);
+}
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read();
+  await runServerProcess({ lab: LAB, database: settings.database, port: settings.port, options: readAdmissionOptions() });
 }
 
 runMain(import.meta.url, main);
