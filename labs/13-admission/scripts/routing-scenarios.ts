@@ -450,6 +450,21 @@ async function processState(pid: number): Promise<string> {
   }
 }
 
+/**
+ * The state once the stop has taken effect: kill() only queues the signal, and a process
+ * read a moment later may still be 'R' (running). Waits up to a second for 'T'; a process
+ * that never stops reports the last state it showed, and the check fails on it.
+ */
+async function stoppedState(pid: number): Promise<string> {
+  const deadline = Date.now() + 1000;
+  let state = await processState(pid);
+  while (state !== 'T' && state !== 'unknown' && Date.now() < deadline) {
+    await sleep(10);
+    state = await processState(pid);
+  }
+  return state;
+}
+
 async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses): Promise<DrillEvidence> {
   const { pool, url, timings } = lab;
   const bulkWorker = workers.bulk.child;
@@ -459,7 +474,7 @@ async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses): Promise<Drill
     if (bulkWorker.exitCode === null && bulkWorker.signalCode === null) bulkWorker.kill('SIGCONT');
   });
   bulkWorker.kill('SIGSTOP');
-  const pausedState = await processState(workers.bulk.pid);
+  const pausedState = await stoppedState(workers.bulk.pid);
 
   // Bulk work first, as in the course: the big exports are already waiting when the small ones arrive.
   const bulkPosted = [await postExport(url, range(6, 40)), await postExport(url, range(41, 80))];
