@@ -121,8 +121,12 @@ export async function enqueue<Data, Result, Name extends string>(
   })) as Job<Data, Result, Name>;
 }
 
-/** One job name's handler. It gets the AbortSignal BullMQ passes (cancelJob / cancelAllJobs). */
-export type JobHandler<Data, Result, Name extends string = string> = (job: Job<Data, Result, Name>, signal?: AbortSignal) => Promise<Result>;
+/**
+ * One job name's handler. It gets the AbortSignal BullMQ passes (cancelJob / cancelAllJobs),
+ * and the worker's lock token for this job: a handler that puts its job back for later
+ * (`job.moveToDelayed(timestamp, token)`, then BullMQ's DelayedError) needs it (lesson 15).
+ */
+export type JobHandler<Data, Result, Name extends string = string> = (job: Job<Data, Result, Name>, signal?: AbortSignal, token?: string) => Promise<Result>;
 
 /** Job name -> handler: the worker's "registered tasks" (BullMQ has no @app.task registry). */
 export type JobHandlers<Data, Result, Name extends string> = Record<Name, JobHandler<Data, Result, Name>>;
@@ -146,10 +150,10 @@ export class UnknownJobNameError extends UnrecoverableError {
 export function createProcessor<Data, Result, Name extends string>(
   handlers: JobHandlers<Data, Result, Name>,
 ): (job: Job<Data, Result, Name>, token?: string, signal?: AbortSignal) => Promise<Result> {
-  return async (job, _token, signal) => {
+  return async (job, token, signal) => {
     const handler = Object.hasOwn(handlers, job.name) ? handlers[job.name] : undefined;
     if (!handler) throw new UnknownJobNameError(job.name, Object.keys(handlers));
-    return handler(job, signal);
+    return handler(job, signal, token);
   };
 }
 

@@ -15,7 +15,7 @@ import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { openJobsDatabase } from './database.ts';
 import { describeTimings, LAB, PUBLISHER_PROCESS_OPTIONS, readOutboxOptions, type OutboxOptionValues } from './options.ts';
 import { QUEUE_PREFIX } from './queue.ts';
-import { publisherFaults, startPublisher } from './publisher.ts';
+import { publisherFaults, startPublisher, type PublisherFaults, type PublisherParts } from './publisher.ts';
 
 /** A round is a claim, a few bounded sends and confirms: far below this. */
 export const PUBLISHER_SHUTDOWN_GRACE_MS = 10 * SECOND;
@@ -29,13 +29,17 @@ export interface PublisherProcessSettings {
   prefix?: string;
   /** The ready line's account of the timings. @defaultValue lesson 12's describeTimings */
   describe?: (timings: OutboxOptionValues) => string;
+  /** The process's one reading of LAB_FAULTS (lesson 15's declares its confirmation's point too). @defaultValue publisherFaults() */
+  faults?: Pick<PublisherFaults, 'hit' | 'describe'>;
+  /** Steps to swap (lesson 15: the confirmation that records the dispatch). @defaultValue lesson 12's */
+  parts?: Partial<PublisherParts>;
 }
 
 /** The process: infra, migrations, one pool, the publisher, a clean stop on SIGTERM/Ctrl-C. Lesson 13 runs it on its own database and prefix. */
 export async function runPublisherProcess(settings: PublisherProcessSettings): Promise<void> {
   const { timings } = settings;
   const prefix = settings.prefix ?? QUEUE_PREFIX;
-  const faults = publisherFaults();
+  const faults = settings.faults ?? publisherFaults();
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
   await migrateLab(settings.lab, { database: settings.database });
@@ -45,6 +49,7 @@ export async function runPublisherProcess(settings: PublisherProcessSettings): P
     timings,
     prefix,
     faults,
+    parts: settings.parts,
     log: (line) => console.log(line),
     report: (line) => console.log(`error: ${line}`),
   });

@@ -1,0 +1,99 @@
+// Lesson 15's options: lesson 14's, plus the recovery scanner's and the worker's. The course's
+// values are the defaults: a 10 s backoff after an expired lease (lesson 11's RETRY_BACKOFF_MS),
+// 60 s before an unclaimed dispatch is sent again, 3 attempts, a 10-minute deadline, batches of 50.
+//
+//   RECOVERY_BATCH             50      jobs one scanner pass takes at most
+//   RECOVERY_SCAN_MS           5000    how often the scanner looks (a full batch looks again at once)
+//   UNCLAIMED_THRESHOLD_MS     60000   a dispatched job nobody claimed for this long gets a new event
+//   EXPORT_CHUNK_ROWS          10      the worker checks canContinue before each chunk of this many rows
+//   CLAIM_BUSY_RETRY_MS        200     a claim that found its row locked puts the delivery back this long
+//   COURSE_TIMINGS             0       1: the course's timings
+//
+// The processes' settings: lesson 14's, on lab 15's database (tasks_lab15) and prefix (tasks-lab15).
+import { fileURLToPath } from 'node:url';
+import { labDatabase, labPrefix } from '@tasks-lab/infra';
+import { defineOptions, durationMs, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import { formatDuration } from '@tasks-lab/11-mysql-leases';
+import {
+  describeTimings as describeScheduleTimings,
+  PUBLISHER_PROCESS_OPTIONS as SCHEDULE_PUBLISHER_PROCESS_OPTIONS,
+  readScheduleOptions,
+  SCHEDULE_OPTIONS,
+  SERVER_PROCESS_OPTIONS as SCHEDULE_SERVER_PROCESS_OPTIONS,
+  SHORT_TIMINGS as SCHEDULE_SHORT_TIMINGS,
+  WORKER_PROCESS_OPTIONS as SCHEDULE_WORKER_PROCESS_OPTIONS,
+} from '@tasks-lab/14-schedule-slots';
+
+export const LAB = '15';
+export const JOBS_DATABASE = labDatabase(LAB);
+export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
+export const QUEUE_PREFIX = labPrefix(LAB);
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
+export const nudgeChannel = 'tasks-lab15:outbox-nudge';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export const RECOVERY_OPTIONS = defineOptions({
+  ...SCHEDULE_OPTIONS.specs,
+  nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+  recoveryBatch: wholeNumber('RECOVERY_BATCH', 50, { min: 1, max: 1000 }),
+  recoveryScanMs: durationMs('RECOVERY_SCAN_MS', 5000, { min: 50, max: HOUR_MS }),
+  unclaimedThresholdMs: durationMs('UNCLAIMED_THRESHOLD_MS', 60_000, { min: 100, max: 24 * HOUR_MS }),
+  chunkRows: wholeNumber('EXPORT_CHUNK_ROWS', 10, { min: 1, max: 100 }),
+  claimBusyRetryMs: durationMs('CLAIM_BUSY_RETRY_MS', 200, { min: 10, max: 60_000 }),
+});
+export type RecoveryOptionValues = ReturnType<typeof RECOVERY_OPTIONS.defaults>;
+
+/** The course's values (and lessons 11 to 14's). */
+export const COURSE_TIMINGS: Readonly<RecoveryOptionValues> = RECOVERY_OPTIONS.defaults();
+
+/** Verify and tests: lesson 14's short timings, a 1 s unclaimed threshold and a 200 ms scan. */
+export const SHORT_TIMINGS: Readonly<Partial<RecoveryOptionValues>> = { ...SCHEDULE_SHORT_TIMINGS, unclaimedThresholdMs: 1000, recoveryScanMs: 200 };
+
+const RECOVERY_TIMING_KEYS = ['recoveryScanMs', 'unclaimedThresholdMs', 'claimBusyRetryMs'] as const;
+
+/** Reads the options (lesson 14's checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
+export function readRecoveryOptions(options: ReadOptions<RecoveryOptionValues> = {}): RecoveryOptionValues {
+  const values = RECOVERY_OPTIONS.read(options);
+  const schedule = readScheduleOptions({ env: {}, overrides: pickSchedule(values) });
+  if (values.courseTimings !== '1') return { ...values, ...schedule };
+  const course = Object.fromEntries(RECOVERY_TIMING_KEYS.map((key) => [key, COURSE_TIMINGS[key]]));
+  return { ...values, ...schedule, ...course };
+}
+
+export function readShortRecoveryOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<RecoveryOptionValues> = {}): RecoveryOptionValues {
+  return readRecoveryOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
+}
+
+function pickSchedule(values: RecoveryOptionValues) {
+  return Object.fromEntries(Object.keys(SCHEDULE_OPTIONS.specs).map((key) => [key, values[key as keyof RecoveryOptionValues]]));
+}
+
+export function describeTimings(options: RecoveryOptionValues): string {
+  return (
+    `${describeScheduleTimings(options)}; recovery: batch ${options.recoveryBatch}, scan every ${formatDuration(options.recoveryScanMs)}, ` +
+    `unclaimed after ${formatDuration(options.unclaimedThresholdMs)}, chunks of ${options.chunkRows} rows`
+  );
+}
+
+export { formatDuration };
+
+// ---- the processes -------------------------------------------------------------
+
+const database = name('JOBS_DATABASE', JOBS_DATABASE);
+const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
+
+export const PUBLISHER_PROCESS_OPTIONS = defineOptions({ ...SCHEDULE_PUBLISHER_PROCESS_OPTIONS.specs, database, queuePrefix });
+export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
+
+export const WORKER_PROCESS_OPTIONS = defineOptions({
+  ...SCHEDULE_WORKER_PROCESS_OPTIONS.specs,
+  database,
+  queuePrefix,
+  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
+});
+export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
+
+/** `pnpm start` and `pnpm scanner`: the database (and the prefix the scanner's nudges name). */
+export const SERVER_PROCESS_OPTIONS = defineOptions({ ...SCHEDULE_SERVER_PROCESS_OPTIONS.specs, database, queuePrefix });
+export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;

@@ -1,0 +1,52 @@
+// `pnpm scanner`: lesson 15's recovery scanner as its own OS process, supervised by itself:
+// a failing batch is reported and the loop goes on. One line per recovered job.
+//
+//   pnpm scanner                                     the course's timings (every 5 s, 10 s backoff, 60 s unclaimed)
+//   RECOVERY_SCAN_MS=200 UNCLAIMED_THRESHOLD_MS=1000 RETRY_BACKOFF_MS=500 pnpm scanner   short timings
+//
+// After a batch that wrote events it nudges the publisher (lesson 12's nudge, on Redis), so a
+// redispatched job is sent at once rather than on the publisher's next poll; a lost nudge costs
+// one poll interval. SIGTERM or Ctrl-C stops it after the batch in flight, then closes the pool.
+import { ensureInfra, migrateLab } from '@tasks-lab/infra';
+import { errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { openNudgeClient, publishNudge } from '@tasks-lab/12-outbox';
+import { openJobsDatabase } from './database.ts';
+import { describeTimings, LAB, readRecoveryOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
+import type { RecoveryReport } from './recovery.ts';
+import { startScanner } from './scanner.ts';
+
+/** A batch is three short transactions: far below this. */
+export const SCANNER_SHUTDOWN_GRACE_MS = 10 * SECOND;
+
+const wroteEvents = (report: RecoveryReport) => report.requeued.length + report.redispatched.length > 0;
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
+  const timings = readRecoveryOptions();
+  await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
+  // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
+  await migrateLab(LAB, { database: settings.database });
+  const pool = await openJobsDatabase({ database: settings.database, settings: timings });
+  const redis = openNudgeClient();
+  const report = (line: string) => console.log(`error: ${line}`);
+  const scanner = startScanner({
+    pool,
+    timings,
+    log: (line) => console.log(line),
+    report,
+    onBatch: async (batch) => {
+      if (wroteEvents(batch)) await publishNudge(redis, { channel: timings.nudgeChannel }).catch((err: unknown) => report(`nudge failed: ${errorMessage(err)}`));
+    },
+  });
+  onShutdown(
+    idempotent(async () => {
+      await scanner.close();
+      redis.disconnect();
+      await pool.end();
+    }),
+    { graceMs: SCANNER_SHUTDOWN_GRACE_MS },
+  );
+  console.log(`recovery scanner ${process.pid} ready: database ${settings.database}, nudge channel ${timings.nudgeChannel}, ${describeTimings(timings)}`);
+}
+
+runMain(import.meta.url, main);

@@ -1,0 +1,53 @@
+// Lesson 01's hostile-input battery against lesson 15's API: lesson 14's (POST /exports behind
+// the admission gate, GET /exports/:id, GET /backlog, POST /schedule-slots), with the two new
+// routes, POST /exports/:id/cancel and POST /exports/:id/replay, whose wrong methods and odd ids
+// are tried too. Nobody listens to the nudges here: the events just wait. The battery asks for
+// up to 100 distinct products, so this file's fresh database gets products 6 to 100 too.
+import { afterAll, beforeAll } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describeHostileInputBattery } from '@tasks-lab/01-state-machine/hostile-input';
+import { openNudgeClient, publishNudge } from '@tasks-lab/12-outbox';
+import { describeAdmission } from '@tasks-lab/13-admission';
+import { describeSchedule } from '@tasks-lab/14-schedule-slots';
+import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { nudgeChannel } from '../src/options.ts';
+import { startServer } from '../src/server.ts';
+
+/** Products 6 to 100 (the migration seeds 1 to 5), for the battery's 100 distinct ids. Parameters: [rows]. */
+const ADD_PRODUCTS = 'INSERT IGNORE INTO products (id, name, description, price_cents) VALUES ?';
+
+let db: FreshDatabase;
+let redis: Redis;
+beforeAll(async () => {
+  db = await freshDatabase('hostile');
+  const rows = Array.from({ length: 95 }, (_, i) => [i + 6, `Product ${i + 6}`, 'added for the hostile-input battery', 100 + i]);
+  await db.pool.query(ADD_PRODUCTS, [rows]);
+  redis = openNudgeClient();
+}, 60_000);
+afterAll(async () => {
+  redis?.disconnect();
+  await db?.drop();
+});
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+describeHostileInputBattery('lesson 15 API', {
+  start: (log) =>
+    startServer(0, {
+      pool: db.pool,
+      nudge: () => publishNudge(redis, { channel: nudgeChannel }),
+      // Each admission's, slot's and cancel's line goes to the battery's log too: it must stay one short line.
+      onAdmission: (admission) => log(describeAdmission(admission)),
+      onSchedule: (result) => log(describeSchedule(result)),
+      onRecoveryRequest: log,
+      log,
+    }),
+  routes: [
+    { path: '/exports', allow: ['POST'] },
+    { path: `/exports/${UNKNOWN_ID}`, allow: ['GET', 'HEAD'] },
+    { path: '/backlog', allow: ['GET', 'HEAD'] },
+    { path: '/schedule-slots', allow: ['POST'] },
+    { path: `/exports/${UNKNOWN_ID}/cancel`, allow: ['POST'] },
+    { path: `/exports/${UNKNOWN_ID}/replay`, allow: ['POST'] },
+  ],
+});
