@@ -64,6 +64,7 @@ export {
   decodeSnapshot,
 } from './leases.ts';
 export { type MySqlJobStoreOptions, MySqlJobStore, toExportJob } from './job-store.ts';
+export { seedProducts } from './seed-products.ts';
 export { InvalidProductIdsError, MissingProductsError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError, DatabaseUnavailableError } from './errors.ts';
 export { LEASE_OPTIONS, type LeaseOptionValues, COURSE_TIMINGS, SHORT_TIMINGS, readLeaseOptions, readShortLeaseOptions, formatDuration, describeTimings } from './options.ts';
 export { WORKER_PROCESS_OPTIONS, type WorkerProcessOptionValues, SERVER_PROCESS_OPTIONS, type ServerProcessOptionValues } from './options.ts';

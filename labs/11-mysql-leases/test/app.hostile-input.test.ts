@@ -9,13 +9,13 @@ import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
+import { seedProducts } from '../src/seed-products.ts';
 
 let db: FreshDatabase;
 let queue: WakeUpQueue;
 beforeAll(async () => {
   db = await freshDatabase('hostile');
-  const extra = Array.from({ length: 95 }, (_, i) => [i + 6, `Product ${i + 6}`, 'made for the battery', 100 + i]);
-  await db.pool.query('INSERT INTO products (id, name, description, price_cents) VALUES ?', [extra]);
+  await seedProducts(db.pool, 100);
   queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(`exports-hostile-${randomBytes(4).toString('hex')}`));
 }, 60_000);
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { describeJobStoreContract } from '@tasks-lab/01-state-machine/store-cont
 import { InvalidTransitionError, JOB_STATES, type JobState } from '@tasks-lab/01-state-machine';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { MySqlJobStore } from '../src/job-store.ts';
-import { seedProducts } from './fixtures/products.ts';
+import { seedProducts } from '../src/seed-products.ts';
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {

@@ -8,13 +8,13 @@ import { describeHostileInputBattery } from '@tasks-lab/01-state-machine/hostile
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { publishNudge } from '../src/publisher.ts';
 import { openNudgeClient, startServer } from '../src/server.ts';
+import { seedProducts } from '@tasks-lab/11-mysql-leases';
 
 let db: FreshDatabase;
 let redis: Redis;
 beforeAll(async () => {
   db = await freshDatabase('hostile');
-  const extra = Array.from({ length: 95 }, (_, i) => [i + 6, `Product ${i + 6}`, 'made for the battery', 100 + i]);
-  await db.pool.query('INSERT INTO products (id, name, description, price_cents) VALUES ?', [extra]);
+  await seedProducts(db.pool, 100);
   redis = openNudgeClient();
 }, 60_000);
 afterAll(async () => {

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
 import { errorMessage, FAULTS_ENV, launchProcess, sleep, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
-import { artifactName, claim, readJob, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
+import { artifactName, claim, readJob, seedProducts, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
 import { openNudgeClient, publisherFaults, publishNudge, READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent, type OutboxEvent, type PublisherParts } from '@tasks-lab/12-outbox';
 import { admitExport } from '../src/admission.ts';
 import { readBacklog, type Backlog } from '../src/backlog.ts';
@@ -91,15 +91,6 @@ export interface RoutingSetup {
 // ---------------------------------------------------------------------------------
 // What every experiment has at hand
 
-/** Products 6 to 100 (the migration seeds 1 to 5): a bulk export needs more than 30. Parameters: [rows]. */
-const ADD_PRODUCTS = 'INSERT IGNORE INTO products (id, name, description, price_cents) VALUES ?';
-
-/** Adds products 6 to 100 to a fresh database (the tests use it too). */
-export async function addProducts(pool: Pool): Promise<void> {
-  const rows = Array.from({ length: 95 }, (_, i) => [i + 6, `Product ${i + 6}`, 'added for the routing experiments', 100 + i]);
-  await pool.query(ADD_PRODUCTS, [rows]);
-}
-
 /** Product ids from..to: `range(6, 40)` is 35 distinct products, a bulk export. */
 export const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -120,7 +111,7 @@ async function withLab<T>(signal: AbortSignal, setup: RoutingSetup, label: strin
     const timings = setup.timings ?? readShortAdmissionOptions();
     await ensureInfra({ services: ['redis', 'mysql'] });
     const db = res.add(await freshDatabase(label, { settings: timings }), (d) => d.drop());
-    await addProducts(db.pool);
+    await seedProducts(db.pool, 100);
     const redis = res.add(openNudgeClient(), (r) => r.disconnect());
     await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal: res.signal });
     const api = res.add(

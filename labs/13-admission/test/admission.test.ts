@@ -3,7 +3,7 @@
 // counter, a lock-wait timeout is retried, and a database that does not answer is a 503.
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { claim, withTransaction } from '@tasks-lab/11-mysql-leases';
+import { claim, seedProducts, withTransaction } from '@tasks-lab/11-mysql-leases';
 import { readEvent } from '@tasks-lab/12-outbox';
 import { sleep } from '@tasks-lab/lab-kit';
 import { admitExport, type AdmitResult } from '../src/admission.ts';
@@ -15,8 +15,7 @@ import { GATE_DESIGNS } from '../src/options.ts';
 let db: FreshDatabase;
 beforeAll(async () => {
   db = await freshDatabase('admission', { connectionLimit: 10 });
-  const extra = Array.from({ length: 95 }, (_, i) => [i + 6, `Product ${i + 6}`, 'for the bulk route', 100 + i]);
-  await db.pool.query('INSERT INTO products (id, name, description, price_cents) VALUES ?', [extra]);
+  await seedProducts(db.pool, 100);
 }, 60_000);
 afterAll(() => db?.drop());
 

@@ -11,13 +11,13 @@ import { describeAdmission } from '../src/app.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { nudgeChannel } from '../src/options.ts';
 import { startServer } from '../src/server.ts';
-import { addProducts } from '../scripts/routing-scenarios.ts';
+import { seedProducts } from '@tasks-lab/11-mysql-leases';
 
 let db: FreshDatabase;
 let redis: Redis;
 beforeAll(async () => {
   db = await freshDatabase('hostile');
-  await addProducts(db.pool);
+  await seedProducts(db.pool, 100);
   redis = openNudgeClient();
 }, 60_000);
 afterAll(async () => {

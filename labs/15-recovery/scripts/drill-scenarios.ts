@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
 import { FAULTS_ENV, launchProcess, waitFor, withResources, type Exit, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
-import { artifactName, readJob, type JobRow } from '@tasks-lab/11-mysql-leases';
+import { artifactName, type JobRow, readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { publisherFaults, READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent, type OutboxEvent } from '@tasks-lab/12-outbox';
 import { admitExport, countActiveJobs, finishAndLeave, readGateCounter, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { requestCancel } from '../src/cancel.ts';
@@ -87,9 +87,6 @@ export function drillTimings(env: NodeJS.ProcessEnv = process.env): RecoveryOpti
 /** BullMQ's own redelivery, made quick: a killed worker's lock lapses after 1 s, checked every 0.5 s. */
 export const BULLMQ_LOCKS = { lockDurationMs: 1000, stalledIntervalMs: 500, maxStalledCount: 1 } as const;
 
-/** Products 6 to 45 (the migration seeds 1 to 5). Parameters: [rows]. */
-const ADD_PRODUCTS = 'INSERT IGNORE INTO products (id, name, description, price_cents) VALUES ?';
-
 // ---------------------------------------------------------------------------------
 // What every drill has at hand
 
@@ -113,7 +110,7 @@ async function withLab<T>(signal: AbortSignal, setup: DrillSetup, label: string,
     const timings = setup.timings ?? drillTimings();
     await ensureInfra({ services: ['redis', 'mysql'] });
     const db = res.add(await freshDatabase(label, { settings: timings }), (d) => d.drop());
-    await db.pool.query(ADD_PRODUCTS, [Array.from({ length: 40 }, (_, i) => [i + 6, `Product ${i + 6}`, 'added for the drills', 100 + i])]);
+    await seedProducts(db.pool, 45);
     const prefix = scratchQueuePrefix(res, QUEUE_PREFIX);
     const artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab15-artifacts-'));
     res.defer(() => rm(artifactsDir, { recursive: true, force: true }));

@@ -12,16 +12,13 @@ import { describeSchedule } from '@tasks-lab/14-schedule-slots';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { nudgeChannel } from '../src/options.ts';
 import { startServer } from '../src/server.ts';
-
-/** Products 6 to 100 (the migration seeds 1 to 5), for the battery's 100 distinct ids. Parameters: [rows]. */
-const ADD_PRODUCTS = 'INSERT IGNORE INTO products (id, name, description, price_cents) VALUES ?';
+import { seedProducts } from '@tasks-lab/11-mysql-leases';
 
 let db: FreshDatabase;
 let redis: Redis;
 beforeAll(async () => {
   db = await freshDatabase('hostile');
-  const rows = Array.from({ length: 95 }, (_, i) => [i + 6, `Product ${i + 6}`, 'added for the hostile-input battery', 100 + i]);
-  await db.pool.query(ADD_PRODUCTS, [rows]);
+  await seedProducts(db.pool, 100);
   redis = openNudgeClient();
 }, 60_000);
 afterAll(async () => {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS_ENV, launchProcess, waitFor, type LabProcess } from '@tasks-lab/lab-kit';
 import { openQueue } from '@tasks-lab/08-broker-worker';
-import { readJob } from '@tasks-lab/11-mysql-leases';
+import { readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { publisherFaults, startPublisher, type RunningPublisher } from '@tasks-lab/12-outbox';
 import { admitExport, BULK_QUEUE, exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
 import { BULK_PRODUCTS, claimsIn, deliveriesIn } from '../scripts/drill-scenarios.ts';
@@ -22,8 +22,6 @@ import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, readShortRecoveryOptions, RECOVERY_OPTIONS, WORKER_PROCESS_OPTIONS } from '../src/options.ts';
 
 const WORKER = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
-/** Products 6 to 45 (the migration seeds 1 to 5), for a bulk-sized export. Parameters: [rows]. */
-const ADD_PRODUCTS = 'INSERT IGNORE INTO products (id, name, description, price_cents) VALUES ?';
 /** The job's row, locked for the rest of the test's transaction (a stand-in for a slow confirmation). Parameters: [jobId]. */
 const LOCK_JOB_ROW = 'SELECT id FROM export_jobs WHERE id = ? FOR UPDATE';
 const prefix = `${QUEUE_PREFIX}-x${randomBytes(4).toString('hex')}`;
@@ -36,7 +34,7 @@ const workers: LabProcess[] = [];
 
 beforeAll(async () => {
   db = await freshDatabase('sigterm', { settings: timings });
-  await db.pool.query(ADD_PRODUCTS, [Array.from({ length: 40 }, (_, i) => [i + 6, `Product ${i + 6}`, 'added for the SIGTERM test', 100 + i])]);
+  await seedProducts(db.pool, 45);
   artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab15-artifacts-'));
   publisher = await startPublisher({ pool: db.pool, timings, prefix, faults: publisherFaults({}), parts: dispatchRecordingParts(), report: () => {} });
 }, 60_000);
