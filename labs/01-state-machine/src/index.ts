@@ -34,6 +34,7 @@ export {
   toJobResponse,
   emptyBodyError,
   parseExportRequest,
+  parseRequestBody,
   parseJobId,
 } from './schemas.ts';
 export { MAX_BODY_BYTES, type AppOptions, requireJson, parseJsonBody, allowOnly, createApp } from './app.ts';

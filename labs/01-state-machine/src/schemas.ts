@@ -70,20 +70,29 @@ function jsonKind(value: unknown): string {
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
-/** Parses a request body or throws one AppError listing every problem by path. */
-export function parseExportRequest(body: unknown): ExportRequest {
+/**
+ * Parses a JSON request body with `schema`, or throws one AppError listing every problem by
+ * path (`what` names the request in the message: "export request"). Later lessons parse
+ * their own bodies with it (lesson 14's schedule request).
+ */
+export function parseRequestBody<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
   if (body === undefined) throw emptyBodyError();
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     const message = `The request body must be a JSON object, got ${jsonKind(body)}`;
     throw new AppError('invalid-body', message, 422, { issues: [{ path: '(body)', message }] });
   }
-  const parsed = exportRequestSchema.safeParse(body);
+  const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issues: Issue[] = parsed.error.issues.map((issue) => ({
     path: issue.path.length > 0 ? issue.path.join('.') : '(body)',
     message: issue.message,
   }));
-  throw new AppError('invalid-body', 'The request body is not a valid export request', 422, { issues });
+  throw new AppError('invalid-body', `The request body is not a valid ${what}`, 422, { issues });
+}
+
+/** Parses an export request body or throws one AppError listing every problem by path. */
+export function parseExportRequest(body: unknown): ExportRequest {
+  return parseRequestBody(exportRequestSchema, body, 'export request');
 }
 
 /** Ids come from the URL: check their shape before they reach the store (or, later, a file path). */

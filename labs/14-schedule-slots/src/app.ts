@@ -15,7 +15,7 @@
 // parseJsonBody, then a zod schema, then the slot key's own rule.
 import type { Express } from 'express';
 import { z } from 'zod';
-import { AppError, allowOnly, emptyBodyError, exportRequestSchema, parseJsonBody, requireJson, type Issue } from '@tasks-lab/01-state-machine';
+import { AppError, allowOnly, exportRequestSchema, parseJsonBody, parseRequestBody, requireJson } from '@tasks-lab/01-state-machine';
 import { createApp as createAdmissionApp, type AppOptions as AdmissionAppOptions } from '@tasks-lab/13-admission';
 import { errorMessage } from '@tasks-lab/lab-kit';
 import { scheduleOnce, type ScheduleResult } from './schedule.ts';
@@ -47,26 +47,9 @@ export interface ScheduleSlotResponse {
   job_id: string;
 }
 
-/** "null", "an array", "a number": how a JSON value that is not an object is named (lesson 01's words). */
-function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-}
-
 /** Parses the body the way lesson 01 parses an export request: one AppError listing every problem by path. */
 export function parseScheduleSlotRequest(body: unknown): ScheduleSlotRequest {
-  if (body === undefined) throw emptyBodyError();
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    const message = `The request body must be a JSON object, got ${jsonKind(body)}`;
-    throw new AppError('invalid-body', message, 422, { issues: [{ path: '(body)', message }] });
-  }
-  const parsed = scheduleSlotRequestSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issues: Issue[] = parsed.error.issues.map((issue) => ({
-    path: issue.path.length > 0 ? issue.path.join('.') : '(body)',
-    message: issue.message,
-  }));
-  throw new AppError('invalid-body', 'The request body is not a valid schedule request', 422, { issues });
+  return parseRequestBody(scheduleSlotRequestSchema, body, 'schedule request');
 }
 
 /** Both names of a slot, or neither: the request does not say which slot it means. */
