@@ -9,7 +9,7 @@ import type { Express } from 'express';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
-import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS } from '@tasks-lab/12-outbox';
+import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS, type ApiServices } from '@tasks-lab/12-outbox';
 import { createApp, type AppOptions } from './app.ts';
 import { describeTimings, LAB, readAdmissionOptions, SERVER_PROCESS_OPTIONS, type AdmissionOptionValues } from './options.ts';
 
@@ -26,8 +26,11 @@ export interface ServerProcessSettings<O extends AdmissionOptionValues> {
   database: string;
   port: number;
   options: O;
-  /** The app (lesson 14 adds its routes). @defaultValue lesson 13's createApp */
-  createApp?: (appOptions: AppOptions) => Express;
+  /**
+   * The app (lesson 14 adds its routes). It also gets the process's services: lesson 16's
+   * /metrics counts BullMQ keys with the same Redis client. @defaultValue lesson 13's createApp
+   */
+  createApp?: (appOptions: AppOptions, services: ApiServices) => Express;
   /** The ready line's account of the options. @defaultValue lesson 13's describeTimings */
   describe?: (options: O) => string;
 }
@@ -46,7 +49,7 @@ export async function runServerProcess<O extends AdmissionOptionValues>(settings
     rules: options,
     deadlineMs: options.deadlineMs,
   };
-  const running = await startServer(settings.port, appOptions, (settings.createApp ?? createApp)(appOptions));
+  const running = await startServer(settings.port, appOptions, (settings.createApp ?? createApp)(appOptions, services));
   onShutdown(
     idempotent(async () => {
       await running.close();

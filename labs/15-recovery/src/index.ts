@@ -35,7 +35,7 @@ export { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatab
 export * from './recovery-queries.ts';
 export { recoverBatch, recoverBatchWith, RECOVERY_PASSES, recoveredCount, type RecoveredJob, type RecoveryReport, type RecoveryOptions, type RecoverBatch, type RecoveryPass, type LockedJob, type Decision } from './recovery.ts';
 export { startScanner, describeRecovered, type ScannerTimings, type ScannerOptions, type ScannerStats, type RunningScanner } from './scanner.ts';
-export { SCANNER_SHUTDOWN_GRACE_MS } from './scanner-process.ts';
+export { SCANNER_SHUTDOWN_GRACE_MS, type ScannerProcessSettings, runScannerProcess } from './scanner-process.ts';
 export { requestCancel, type CancelOutcome, type CancelResult } from './cancel.ts';
 export { replayJob, NotReplayableError, type ReplayOptions, type ReplayResult } from './replay.ts';
 export { canContinue } from './can-continue.ts';
@@ -70,6 +70,8 @@ export {
 export { type ChunkStopReason, type ChunkedWriteOptions, type ChunkedWriteResult, chunksOf, renderChunk, writeArtifactInChunks } from './export-chunks.ts';
 export {
   RECOVERY_FAULT_POINTS,
+  type RecoveryFaultPoint,
+  type RecoveryFaults,
   recoveryFaults,
   WORKER_SHUTDOWN_GRACE_MS,
   SHUTDOWN_OPTIONS,
@@ -78,9 +80,13 @@ export {
   type ChunkedContext,
   type ChunkedOutcome,
   deliverInChunks,
+  type DeliveryHooks,
+  type RecoveryJob,
   type StartRecoveryWorkerOptions,
   type RunningRecoveryWorker,
   startRecoveryWorker,
+  type RecoveryWorkerVariant,
+  runRecoveryWorker,
   describeClaim,
   describeDelivery,
 } from './worker.ts';

@@ -7,11 +7,12 @@
 // After a batch that wrote events it nudges the publisher (lesson 12's nudge, on Redis), so a
 // redispatched job is sent at once rather than on the publisher's next poll; a lost nudge costs
 // one poll interval. SIGTERM or Ctrl-C stops it after the batch in flight, then closes the pool.
+import type { Pool } from 'mysql2/promise';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { openNudgeClient, publishNudge } from '@tasks-lab/12-outbox';
 import { openJobsDatabase } from './database.ts';
-import { describeTimings, LAB, readRecoveryOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
+import { describeTimings, LAB, readRecoveryOptions, SERVER_PROCESS_OPTIONS, type RecoveryOptionValues } from './options.ts';
 import type { RecoveryReport } from './recovery.ts';
 import { startScanner } from './scanner.ts';
 
@@ -20,12 +21,27 @@ export const SCANNER_SHUTDOWN_GRACE_MS = 10 * SECOND;
 
 const wroteEvents = (report: RecoveryReport) => report.requeued.length + report.redispatched.length > 0;
 
-async function main(): Promise<void> {
-  const settings = SERVER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
-  const timings = readRecoveryOptions();
+/** What the process runs with: lesson 15's own lab, or a later lesson's (its database, timings and phase logs). */
+export interface ScannerProcessSettings {
+  /** Whose migrations to apply at start-up. */
+  lab: string;
+  database: string;
+  timings: RecoveryOptionValues;
+  /** The ready line's account of the timings. @defaultValue lesson 15's describeTimings */
+  describe?: () => string;
+  /**
+   * Told about each batch that committed, before the nudge (lesson 16 logs a phase per recovered
+   * job here). A throw is reported; the nudge still goes.
+   */
+  afterBatch?: (report: RecoveryReport, pool: Pool) => void | Promise<void>;
+}
+
+/** The process: infra, migrations, one pool, the supervised scanner, a clean stop on SIGTERM/Ctrl-C. */
+export async function runScannerProcess(settings: ScannerProcessSettings): Promise<void> {
+  const { timings } = settings;
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(LAB, { database: settings.database });
+  await migrateLab(settings.lab, { database: settings.database });
   const pool = await openJobsDatabase({ database: settings.database, settings: timings });
   const redis = openNudgeClient();
   const report = (line: string) => console.log(`error: ${line}`);
@@ -35,6 +51,7 @@ async function main(): Promise<void> {
     log: (line) => console.log(line),
     report,
     onBatch: async (batch) => {
+      if (settings.afterBatch) await Promise.resolve(settings.afterBatch(batch, pool)).catch((err: unknown) => report(`after the batch: ${errorMessage(err)}`));
       if (wroteEvents(batch)) await publishNudge(redis, { channel: timings.nudgeChannel }).catch((err: unknown) => report(`nudge failed: ${errorMessage(err)}`));
     },
   });
@@ -46,7 +63,13 @@ async function main(): Promise<void> {
     }),
     { graceMs: SCANNER_SHUTDOWN_GRACE_MS },
   );
-  console.log(`recovery scanner ${process.pid} ready: database ${settings.database}, nudge channel ${timings.nudgeChannel}, ${describeTimings(timings)}`);
+  const timingsText = settings.describe ? settings.describe() : describeTimings(timings);
+  console.log(`recovery scanner ${process.pid} ready: database ${settings.database}, nudge channel ${timings.nudgeChannel}, ${timingsText}`);
+}
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
+  await runScannerProcess({ lab: LAB, database: settings.database, timings: readRecoveryOptions() });
 }
 
 runMain(import.meta.url, main);

@@ -143,6 +143,23 @@ export type RecoveryJobResult = ChunkedOutcome | TickOutcome;
 export type RecoveryWorker = Worker<RecoveryJobData, RecoveryJobResult, RecoveryJobName>;
 export type RecoveryJob = Job<RecoveryJobData, RecoveryJobResult, RecoveryJobName>;
 
+/**
+ * What a later lesson may watch or adjust in each delivery of an export (lesson 16's phase logs
+ * and trace context). All optional; without them the worker behaves as above.
+ */
+export interface DeliveryHooks {
+  /** The message deliverInChunks parses (`{ job_id }`). @defaultValue job.data (lesson 16 takes its trace context out first) */
+  messageOf?(job: RecoveryJob): unknown;
+  /** Awaited before each delivery's claim; a throw fails the delivery before any claim (lesson 16's before-claim fault). */
+  received?(job: RecoveryJob): void | Promise<void>;
+  /** Told about each claim that won, before anything is written. */
+  claimed?(job: RecoveryJob, claimed: ClaimedJob): void;
+  /** Told how each delivery ended (claimed or not, published or not, busy, stopped). */
+  delivered?(job: RecoveryJob, outcome: ChunkedOutcome): void;
+  /** Told about each delivery that threw (the database went away, a fault was injected). */
+  failed?(job: RecoveryJob | undefined, err: Error): void;
+}
+
 export interface StartRecoveryWorkerOptions {
   queueName: typeof FAST_QUEUE | typeof BULK_QUEUE;
   process: WorkerProcessOptionValues;
@@ -154,6 +171,8 @@ export interface StartRecoveryWorkerOptions {
   connection?: RedisOptions;
   /** One line per claim, per delivery and per signal. @defaultValue console.log */
   log?: (line: string) => void;
+  /** Lesson 16's observers of each delivery. */
+  hooks?: DeliveryHooks;
 }
 
 export interface RunningRecoveryWorker {
@@ -188,6 +207,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
   const faults = options.faults ?? recoveryFaults();
   const log = options.log ?? console.log;
   const graceMs = options.shutdownGraceMs ?? WORKER_SHUTDOWN_GRACE_MS;
+  const hooks: DeliveryHooks = options.hooks ?? {};
   const pool = await openJobsDatabase({ database: settings.database, settings: timings });
   // Ours, on top of BullMQ's per-job signal: aborted once the grace is over.
   const shutdown = new AbortController();
@@ -201,11 +221,17 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     faults,
     parts: options.parts,
     signal: signal ? AbortSignal.any([signal, shutdown.signal]) : shutdown.signal,
-    onClaim: (claimed) => log(describeClaim(queueName, claimed, job.id)),
+    onClaim: (claimed) => {
+      log(describeClaim(queueName, claimed, job.id));
+      hooks.claimed?.(job, claimed);
+    },
   });
 
   const deliver = async (job: RecoveryJob, signal?: AbortSignal, token?: string): Promise<ChunkedOutcome> => {
-    const outcome = await deliverInChunks(job.data, exportContext(job, signal));
+    await hooks.received?.(job);
+    const message = hooks.messageOf ? hooks.messageOf(job) : job.data;
+    const outcome = await deliverInChunks(message, exportContext(job, signal));
+    hooks.delivered?.(job, outcome);
     if (!outcome.busy) return outcome;
     // The row is locked by someone who has not committed yet (a confirmation, another claim):
     // try again shortly. moveToDelayed + DelayedError does not count as a failed attempt.
@@ -221,6 +247,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
   }
   const worker: RecoveryWorker = startWorker(exportsAddress(queueName, settings.queuePrefix), handlers, { ...settings, connection: options.connection });
   logWork(worker, queueName, log);
+  if (hooks.failed) worker.on('failed', (job, err) => hooks.failed?.(job, err));
   try {
     await worker.waitUntilReady();
   } catch (err) {
@@ -261,23 +288,44 @@ function logWork(worker: RecoveryWorker, queueName: string, log: (line: string) 
   });
 }
 
-/** The process: options from the environment, one line per claim and delivery, a ready line. A fixture passes broken parts. */
-export async function runRecoveryWorker(variant: { parts?: Partial<ChunkedParts>; note?: string } = {}): Promise<void> {
+/** What the process runs with besides the environment: a fixture's broken parts, or a later lesson's own lab. */
+export interface RecoveryWorkerVariant {
+  /** Broken parts (the drills' can-fail fixtures). */
+  parts?: Partial<ChunkedParts>;
+  /** Said in the ready line ("broken: …"). */
+  note?: string;
+  /** Whose migrations to apply at start-up (a later lab passes its own). @defaultValue '15' */
+  lab?: string;
+  /** The process's settings, already read. @defaultValue WORKER_PROCESS_OPTIONS.read() */
+  settings?: WorkerProcessOptionValues;
+  /** @defaultValue readRecoveryOptions() */
+  timings?: RecoveryOptionValues;
+  /** The process's one reading of LAB_FAULTS (lesson 16 declares one more point). @defaultValue recoveryFaults() */
+  faults?: RecoveryFaults;
+  /** The ready line's account of the timings. @defaultValue lesson 15's describeTimings */
+  describe?: () => string;
+  /** Lesson 16's observers of each delivery (its phase logs and trace context). */
+  hooks?: DeliveryHooks;
+}
+
+/** The process: options from the environment, one line per claim and delivery, a ready line. A fixture passes broken parts; lesson 16 its own lab. */
+export async function runRecoveryWorker(variant: RecoveryWorkerVariant = {}): Promise<void> {
   const { queueName } = routeNamed(process.argv[2]);
-  const settings = WORKER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
+  const settings = variant.settings ?? WORKER_PROCESS_OPTIONS.read(); // a bad value stops the process here, before anything connects
   const { shutdownGraceMs } = SHUTDOWN_OPTIONS.read();
-  const timings = readRecoveryOptions();
-  const faults = recoveryFaults();
+  const timings = variant.timings ?? readRecoveryOptions();
+  const faults = variant.faults ?? recoveryFaults();
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(LAB, { database: settings.database });
-  const running = await startRecoveryWorker({ queueName, process: settings, timings, faults, shutdownGraceMs, parts: variant.parts });
+  await migrateLab(variant.lab ?? LAB, { database: settings.database });
+  const running = await startRecoveryWorker({ queueName, process: settings, timings, faults, shutdownGraceMs, parts: variant.parts, hooks: variant.hooks });
   // lab-kit's own limit comes after ours: the grace, the abort, one chunk boundary, the pool.
   onShutdown(running.close, { graceMs: shutdownGraceMs + AFTER_ABORT_MS });
   const jobs = queueName === FAST_QUEUE ? `jobs ${EXPORT_JOB_NAME} and ${SCHEDULE_TICK_JOB_NAME}` : `job ${EXPORT_JOB_NAME}`;
+  const timingsText = variant.describe ? variant.describe() : describeTimings(timings);
   console.log(
     `export worker ${process.pid} ready${variant.note ? ` (${variant.note})` : ''}: queue ${queueName} (prefix ${settings.queuePrefix}), database ${settings.database}, concurrency ${settings.concurrency}, ` +
-      `${jobs}; shutdown grace ${shutdownGraceMs} ms; ${describeTimings(timings)}; ${faults.describe()}`,
+      `${jobs}; shutdown grace ${shutdownGraceMs} ms; ${timingsText}; ${faults.describe()}`,
   );
 }
 

@@ -209,6 +209,9 @@ export interface VerifyOptions {
   resultDir?: string;
 }
 
+/** The course has sixteen lessons. */
+const LAST_LESSON = 16;
+
 /** "Next: pnpm -w lab 03 (labs/03-background-tasks)" when the next lab exists beside this one (-w: it works from the lab folder too). */
 export function nextLessonHint(lesson: string, labDir: string): string {
   const next = String(Number(lesson) + 1).padStart(2, '0');
@@ -216,8 +219,9 @@ export function nextLessonHint(lesson: string, labDir: string): string {
   const folder = existsSync(labsDir) && basename(labsDir) === 'labs'
     ? readdirSync(labsDir).find((name) => name.startsWith(`${next}-`))
     : undefined;
-  return folder
-    ? `Next: pnpm -w lab ${next} (labs/${folder}, docs/${folder}.md)`
+  if (folder) return `Next: pnpm -w lab ${next} (labs/${folder}, docs/${folder}.md)`;
+  return Number(lesson) >= LAST_LESSON
+    ? 'That was the last lesson of the course (`pnpm -w lab` shows every lesson\'s status).'
     : 'That is the last lesson available so far (`pnpm -w lab` lists them).';
 }
 

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { REPO_ROOT, type Lab } from './labs.ts';
 
-const IGNORED = new Set(['node_modules', '.turbo', 'artifacts', 'bench-results', 'dist', 'coverage']);
+const IGNORED = new Set(['node_modules', '.turbo', 'artifacts', 'bench-results', 'evidence', 'dist', 'coverage']);
 const IGNORED_FILES = /^\.(lab-result|vitest-result|earlier-labs)\.json$/;
 
 export function listFiles(dir: string, base = dir): string[] {

@@ -22,7 +22,7 @@ export const LESSONS: readonly Lesson[] = [
   { number: '13', slug: 'admission', title: 'Admission limit and fast/bulk queues' },
   { number: '14', slug: 'schedule-slots', title: 'Durable time slots for periodic runs' },
   { number: '15', slug: 'recovery', title: 'Graceful exit, cancellation, failure isolation and recovery' },
-  { number: '16', slug: 'fault-injection', title: 'Fault injection and observability acceptance' },
+  { number: '16', slug: 'observability', title: 'Fault injection and observability acceptance' },
 ];
 
 /** Accepts "3", "03" or "03-background-tasks"; returns the lesson or undefined. */

@@ -1,0 +1,89 @@
+// The course's six monitoring queries (src/monitoring.ts) against a fresh database of this
+// file's own: the empty case (every age null, never 0), the ages that must be measured from
+// the right column and to the microsecond, the expired lease, the 20 oldest active jobs.
+// Rows are brought to their states by the real parts; back-dated times are named UPDATEs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB_STATES } from '@tasks-lab/01-state-machine';
+import { sleep } from '@tasks-lab/lab-kit';
+import { claimOrWait } from '@tasks-lab/15-recovery';
+import { MARK_ALL_UNSENT_SENT, MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO } from '../scripts/monitoring-scenarios.ts';
+import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { ageSeconds, formatMonitoring, OLDEST_ACTIVE_LIMIT, readMonitoring } from '../src/monitoring.ts';
+import { admitTraced } from '../src/trace-context.ts';
+
+let db: FreshDatabase;
+beforeAll(async () => {
+  db = await freshDatabase('monitoring');
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const submit = async () => (await admitTraced(db.pool, [1, 2])).jobId;
+const micros = (seconds: number) => seconds * 1_000_000;
+
+describe('readMonitoring', () => {
+  it('When nothing was ever submitted, Then every status is listed with 0 and every age is null, not 0 [test:null-age-not-zero]', async () => {
+    const snapshot = await readMonitoring(db.pool);
+    expect(Object.keys(snapshot.statusCounts).sort()).toEqual([...JOB_STATES].sort());
+    expect(Object.values(snapshot.statusCounts).every((n) => n === 0)).toBe(true);
+    expect(snapshot.unpublished).toEqual({ count: 0, oldestAgeSeconds: null });
+    expect(snapshot.queuedWithoutPending).toEqual({ count: 0, oldestDispatchAgeSeconds: null });
+    expect(snapshot.expiredLeases).toBe(0);
+    expect(snapshot.failuresByReason).toEqual([]);
+    expect(snapshot.oldestActive).toEqual([]);
+    expect(formatMonitoring(snapshot).join('\n')).toMatch(/unsent events: 0, oldest none/);
+    // The parser itself: NULL stays null; a real 0 stays 0; garbage is refused.
+    expect(ageSeconds(null)).toBeNull();
+    expect(ageSeconds(undefined)).toBeNull();
+    expect(ageSeconds('0.0000')).toBe(0);
+    expect(ageSeconds('12.5000')).toBe(12.5);
+    expect(() => ageSeconds('soon')).toThrow(/not a number/);
+  });
+
+  it('When an event was just committed, Then its age is measured in microseconds (above 0, below a few seconds) [test:monitoring-unsent-age-precise]', async () => {
+    const jobId = await submit();
+    const snapshot = await readMonitoring(db.pool);
+    expect(snapshot.unpublished.count).toBe(1);
+    expect(snapshot.unpublished.oldestAgeSeconds).toBeGreaterThan(0);
+    expect(snapshot.unpublished.oldestAgeSeconds).toBeLessThan(5);
+    expect(snapshot.oldestActive.map((job) => job.id)).toEqual([jobId]);
+    await db.pool.query(MARK_ALL_UNSENT_SENT);
+  });
+
+  it('When a queued job created now was last dispatched 300 s ago, Then its dispatch age is 300 s (COALESCE prefers the dispatch) and it is not "lost" by itself [test:monitoring-dispatch-age-uses-last-dispatch]', async () => {
+    const before = (await readMonitoring(db.pool)).queuedWithoutPending.count;
+    const jobId = await submit();
+    await db.pool.query(MARK_EVENTS_SENT_AGO, [micros(300), jobId]);
+    await db.pool.query(MARK_JOB_DISPATCHED_AGO, [micros(300), micros(300), micros(300), jobId]);
+    const snapshot = await readMonitoring(db.pool);
+    expect(snapshot.queuedWithoutPending.count).toBe(before + 1);
+    expect(snapshot.queuedWithoutPending.oldestDispatchAgeSeconds).toBeGreaterThanOrEqual(300);
+    expect(snapshot.queuedWithoutPending.oldestDispatchAgeSeconds).toBeLessThan(330);
+    const listed = snapshot.oldestActive.find((job) => job.id === jobId);
+    expect(listed?.lastDispatchedAt).not.toBeNull();
+    expect(Date.now() - Date.parse(listed!.lastDispatchedAt!)).toBeGreaterThanOrEqual(299_000);
+  });
+
+  it('When a running job\'s lease passes, Then it counts as one expired lease [test:monitoring-expired-lease]', async () => {
+    const jobId = await submit();
+    const attempt = await claimOrWait(db.pool, jobId, { leaseMs: 300, maxAttempts: 3 });
+    expect(attempt.outcome).toBe('claimed');
+    expect((await readMonitoring(db.pool)).expiredLeases).toBe(0);
+    await sleep(350);
+    const snapshot = await readMonitoring(db.pool);
+    expect(snapshot.expiredLeases).toBe(1);
+    expect(snapshot.statusCounts.running).toBe(1);
+  });
+
+  it(`When more than ${OLDEST_ACTIVE_LIMIT} jobs are active, Then the ${OLDEST_ACTIVE_LIMIT} oldest are listed, oldest first [test:monitoring-oldest-active-listed]`, async () => {
+    const ids = [];
+    for (let i = 0; i < OLDEST_ACTIVE_LIMIT + 2; i += 1) ids.push(await submit());
+    const snapshot = await readMonitoring(db.pool);
+    expect(snapshot.oldestActive).toHaveLength(OLDEST_ACTIVE_LIMIT);
+    // The earlier tests' three active jobs are older than these.
+    const listed = snapshot.oldestActive.map((job) => job.id);
+    expect(listed.slice(3)).toEqual(ids.slice(0, OLDEST_ACTIVE_LIMIT - 3));
+    expect(snapshot.oldestActive.every((job) => job.status === 'queued' || job.status === 'running')).toBe(true);
+  });
+});
