@@ -344,7 +344,7 @@ export interface PoisonEvidence {
  */
 export async function poisonJob(
   signal?: AbortSignal,
-  options: { maxStalledCount?: number; maxWorkers?: number; log?: Log } = {},
+  options: { maxStalledCount?: number; maxWorkers?: number; timings?: Partial<Pick<WorkerSettings, 'lockDurationMs' | 'stalledIntervalMs'>>; log?: Log } = {},
 ): Promise<PoisonEvidence> {
   const maxStalledCount = options.maxStalledCount ?? 1;
   const maxWorkers = options.maxWorkers ?? maxStalledCount + 3;
@@ -356,7 +356,7 @@ export async function poisonJob(
     let workersKilled = 0;
     let state = await sandbox.queue.getJobState(jobId);
     while (workersStarted < maxWorkers && !isFinal(state)) {
-      const worker = await sandbox.startWorker({ faults: CRASH_ALWAYS, settings: { maxStalledCount } });
+      const worker = await sandbox.startWorker({ faults: CRASH_ALWAYS, settings: { ...options.timings, maxStalledCount } });
       workersStarted += 1;
       log(`worker ${workersStarted} (pid ${worker.pid}) started`);
       state = await untilDeadOrFinal(sandbox, worker, jobId);
@@ -463,11 +463,22 @@ export interface BlockedLoopEvidence {
   lockErrors: number;
 }
 
+export interface BlockedLoopOptions {
+  processor: 'inline' | 'sandboxed';
+  busyMs?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  /**
+   * Stop watching as soon as the job has run this many times, without waiting for it to
+   * end. For a caller that only asks "did it run more than once?": the count of runs only
+   * grows, so once it is reached the rest of the run cannot change the answer.
+   * @defaultValue undefined (wait for the job to end)
+   */
+  stopAtExecutions?: number;
+}
+
 /** Two CPU worker processes, one job that busy-loops `busyMs` with a lock of `lockDurationMs`. */
-export async function blockedLoopExperiment(
-  signal: AbortSignal | undefined,
-  options: { processor: 'inline' | 'sandboxed'; busyMs?: number; lockDurationMs?: number; stalledIntervalMs?: number },
-): Promise<BlockedLoopEvidence> {
+export async function blockedLoopExperiment(signal: AbortSignal | undefined, options: BlockedLoopOptions): Promise<BlockedLoopEvidence> {
   const busyMs = options.busyMs ?? 4000;
   return withSandbox(`busy-${options.processor}`, signal, async (sandbox) => {
     // The busy jobs get a queue of their own type on the sandbox's address.
@@ -482,9 +493,22 @@ export async function blockedLoopExperiment(
     const startCpuWorker = () => launchProcess(CPU_WORKER_SCRIPT, { ready: /cpu worker \d+ ready/, readyTimeoutMs: 45_000, resources: sandbox.res, env });
     const workers = await Promise.all([startCpuWorker(), startCpuWorker()]);
     const businessJobId = randomUUID();
-    const job = await enqueue(busyQueue, BUSY_JOB_NAME, { job_id: businessJobId, busyMs }, { jobId: randomUUID() });
-    const { state, job: done } = await waitForFinalState(busyQueue, idOf(job), { timeoutMs: busyMs * 4 + 20_000, signal: sandbox.res.signal });
-    await sleep(busyMs + 1000, sandbox.res.signal); // let a still-blocked first run finish and report its lost lock
+    const jobId = idOf(await enqueue(busyQueue, BUSY_JOB_NAME, { job_id: businessJobId, busyMs }, { jobId: randomUUID() }));
+    const { stopAtExecutions } = options;
+    // Until the job ends (completed, or failed by the stall limit), or has run `stopAtExecutions` times.
+    const { state, stoppedEarly } = await waitFor(
+      `busy job ${jobId} to end`,
+      async () => {
+        const state = await busyQueue.getJobState(jobId);
+        if (state === 'completed' || state === 'failed') return { state, stoppedEarly: false };
+        if (stopAtExecutions !== undefined && (await sandbox.executions(businessJobId)).length >= stopAtExecutions) return { state, stoppedEarly: true };
+        return undefined;
+      },
+      { timeoutMs: busyMs * 4 + 20_000, intervalMs: 100, signal: sandbox.res.signal },
+    );
+    const done = await busyQueue.getJob(jobId);
+    // Let a still-blocked first run finish and report its lost lock (a run we stopped watching early may go on: it is killed with its worker).
+    if (!stoppedEarly) await sleep(busyMs + 1000, sandbox.res.signal);
     const executions = await sandbox.executions(businessJobId);
     const output = workers.map((w) => w.output()).join('\n');
     return {
@@ -493,7 +517,7 @@ export async function blockedLoopExperiment(
       executions,
       distinctPids: new Set(executions.map((e) => e.pid)).size,
       finalState: state,
-      failedReason: done.failedReason,
+      failedReason: done?.failedReason,
       lockErrors: (output.match(/Missing lock|Lock mismatch/g) ?? []).length,
     };
   });

@@ -31,6 +31,8 @@ export interface RetryCheckDeps {
   deductOnce?: typeof deductStockOnce;
   /** How the timed-backoff check's producer adds its job (a broken variant drops `backoff`). */
   submitExport?: SubmitExport;
+  /** How long past the hard limit the hard-limit check waits for its job to settle. @defaultValue 10000 */
+  hardLimitGraceMs?: number;
 }
 
 /**
@@ -144,12 +146,14 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
     defineCheck({
       id: 'hard-limit-kills-child',
       name: 'Hard time limit: the blocked child process is killed, the job fails',
-      scenario: (signal) => crawlRun(signal, { worker, mode: 'blocking', workMs: 0 }),
+      scenario: (signal) => crawlRun(signal, { worker, mode: 'blocking', workMs: 0, settleGraceMs: deps.hardLimitGraceMs }),
       judge: (e) =>
         outcome(
           e.state === 'failed' && e.failedReason === HARD_TIME_LIMIT_EXCEEDED && e.childPid !== undefined && !e.childAlive,
           `${e.state}${e.state === 'failed' ? ` with "${e.failedReason}"` : ''}; ` +
-            (e.childPid === undefined ? 'no child pid was recorded' : `child ${e.childPid} ${e.childAlive ? 'is STILL running' : 'is gone'}`) +
+            (e.childPid === undefined
+              ? 'no child pid was recorded'
+              : `child ${e.childPid} ${e.childAlive ? `is STILL running ${e.tookMs} ms after the job was added` : 'is gone'}`) +
             ` (its own ${VERIFY_TIMINGS.softTimeLimitMs} ms exit timer and its SIGTERM handler cannot run in a blocked loop; ` +
             `the parent's watchdog fires at ${VERIFY_TIMINGS.hardTimeLimitMs} ms)`,
         ),

@@ -212,7 +212,19 @@ export interface CrawlEvidence {
   childAlive: boolean;
 }
 
-export async function crawlRun(signal: AbortSignal, options: { mode: CrawlJobData['mode']; workMs: number; worker?: WorkerUnderTest }): Promise<CrawlEvidence> {
+export interface CrawlRunOptions {
+  mode: CrawlJobData['mode'];
+  workMs: number;
+  worker?: WorkerUnderTest;
+  /**
+   * How long past the hard limit to wait for the job to settle before reading the state it
+   * is in (a slow machine may need a while to start the child and kill it).
+   * @defaultValue 10000
+   */
+  settleGraceMs?: number;
+}
+
+export async function crawlRun(signal: AbortSignal, options: CrawlRunOptions): Promise<CrawlEvidence> {
   return withRetryWorker(signal, { worker: options.worker }, async (sandbox) => {
     let childPid: number | undefined;
     // A child that outlived a broken watchdog must not outlive the experiment.
@@ -222,7 +234,7 @@ export async function crawlRun(signal: AbortSignal, options: { mode: CrawlJobDat
     const data: CrawlJobData = { job_id: randomUUID(), mode: options.mode, work_ms: options.workMs };
     const started = Date.now();
     await submitRetryJob(sandbox.queue, CRAWL_JOB_NAME, data, { jobId: data.job_id });
-    const { state, job } = await settle(sandbox, data.job_id, VERIFY_TIMINGS.hardTimeLimitMs + 10_000);
+    const { state, job } = await settle(sandbox, data.job_id, VERIFY_TIMINGS.hardTimeLimitMs + (options.settleGraceMs ?? 10_000));
     const tookMs = Date.now() - started;
     const { notes } = await readRetryEvidence(sandbox.redis, sandbox.queueName, data.job_id);
     const pid = Number(/child pid (\d+)/.exec(notes.join('\n'))?.[1]);

@@ -146,14 +146,34 @@ async function get(url: string, jobId: string): Promise<Answer> {
   return answerOf(await fetch(`${url}/exports/${jobId}`));
 }
 
-/** Polls GET /exports/:id until the job is terminal (or `waitMs` passed): the client's view. */
-async function pollUntilTerminal(url: string, jobId: string, waitMs: number, signal: AbortSignal): Promise<Answer> {
+/**
+ * Polls GET /exports/:id until the job is terminal, or `waitMs` passed, or `nothingLeft()` said
+ * (asked BEFORE the GET) that nothing can change the row any more: the client's view.
+ */
+async function pollUntilTerminal(url: string, jobId: string, waitMs: number, signal: AbortSignal, nothingLeft: () => Promise<boolean> = async () => false): Promise<Answer> {
   const deadline = Date.now() + waitMs;
   for (;;) {
+    // The order matters: a delivery finishes the row BEFORE BullMQ marks its wake-up
+    // completed, so a row read after nothingLeft() said true is the row's last word.
+    const settled = await nothingLeft();
     const answer = await get(url, jobId);
-    if (answer.body.terminal === true || answer.status !== 200 || Date.now() >= deadline) return answer;
+    if (answer.body.terminal === true || answer.status !== 200 || settled || Date.now() >= deadline) return answer;
     await sleep(100, signal);
   }
+}
+
+/**
+ * True once the queue has held a wake-up and every wake-up it holds has ended (completed or
+ * failed). A wake-up is delivered once (attempts 1, src/queue.ts) and lesson 11 has no recovery
+ * scan (lesson 15's): once they have all ended, no worker will claim or finish the row again,
+ * so a row that is not terminal by then stays as it is (a finish that threw, a wake-up the
+ * worker refused) and waiting out the rest of the bound would only show the same row.
+ */
+async function everyWakeUpEnded(queue: WakeUpQueue): Promise<boolean> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
+  const ended = (counts.completed ?? 0) + (counts.failed ?? 0);
+  const open = Object.values(counts).reduce((sum, n) => sum + n, 0) - ended;
+  return ended > 0 && open === 0;
 }
 
 /** The data of every wake-up message BullMQ holds for this queue, whatever its state. */
@@ -187,7 +207,7 @@ export function endToEnd(setup: PipelineSetup): (signal: AbortSignal) => Promise
       await startWorker();
       const submitted = await post(api.url, { product_ids: [2, 1] });
       const jobId = String(submitted.body.id);
-      const final = await pollUntilTerminal(api.url, jobId, finishWithinMs(timings), signal);
+      const final = await pollUntilTerminal(api.url, jobId, finishWithinMs(timings), signal, () => everyWakeUpEnded(queue));
       const row = await readJob(pool, jobId);
       const artifact = await inspectArtifact(artifactsDir, row);
       const messages = await wakeUpMessages(queue);

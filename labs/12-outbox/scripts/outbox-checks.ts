@@ -29,6 +29,11 @@ export interface OutboxCheckDeps {
   timings?: OutboxOptionValues;
   /** @defaultValue the lab's Redis */
   connection?: RedisOptions;
+  /**
+   * The nudge experiment's poll interval. A can-fail case whose nudge never arrives shortens
+   * it: its event is then sent by that poll, sooner. @defaultValue NUDGE_POLL_MS (10 s)
+   */
+  nudgePollMs?: number;
 }
 
 const short = (id: string | undefined | null) => (id ? id.slice(0, 8) : 'none');
@@ -46,12 +51,14 @@ const describeRun = (r: ThroughputRun) =>
 
 export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
   const timings = deps.timings ?? readShortOutboxOptions();
+  const nudgePollMs = deps.nudgePollMs ?? NUDGE_POLL_MS;
   const ctx: OutboxContext = {
     parts: { ...REAL_OUTBOX_PARTS, ...deps.outboxParts },
     timings,
     // A function (the drills' verify database) is not for these experiments: they make their own.
     database: typeof deps.database === 'string' ? deps.database : undefined,
     connection: deps.connection ?? brokerConnection(),
+    nudgePollMs,
   };
   const submit = sharedScenario((signal) => submitTransaction(ctx, signal));
   const during = (e: { timings: string }) => `(${e.timings})`;
@@ -107,7 +114,7 @@ export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
     defineCheck({
       id: 'nudge-wakes-idle-publisher',
       name: 'An idle publisher sends a new event within a fraction of its poll interval, woken by the nudge',
-      timeoutMs: 30 * SECOND + NUDGE_POLL_MS,
+      timeoutMs: 30 * SECOND + nudgePollMs,
       scenario: (signal) => nudgeLatency(ctx, signal),
       judge: (e) => {
         // "Well under" the poll interval: a tenth of it. A send that waited for the poll takes the whole interval.

@@ -38,6 +38,8 @@ export interface OutboxContext {
   database: string | undefined;
   /** Redis for BullMQ and the nudges. */
   connection: RedisOptions;
+  /** The nudge experiment's poll interval. @defaultValue NUDGE_POLL_MS */
+  nudgePollMs?: number;
 }
 
 const PRODUCTS = [1, 2];
@@ -213,11 +215,12 @@ export interface NudgeEvidence {
 export const NUDGE_POLL_MS = 10_000;
 
 export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Promise<NudgeEvidence> {
+  const pollMs = ctx.nudgePollMs ?? NUDGE_POLL_MS;
   return withResources(signal, async (res) => {
     const pool = await openPool(ctx, res, await databaseFor(ctx, res, 'nudge'));
     const { queueName } = await privateQueue(ctx, res, 'nudge');
     const errors: string[] = [];
-    const publisher = await startPublisherOn(ctx, res, pool, errors, { pollMs: NUDGE_POLL_MS });
+    const publisher = await startPublisherOn(ctx, res, pool, errors, { pollMs });
     const redis = nudger(ctx, res);
     await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal });
     // Idle: the first round found nothing (or sent what an earlier check left) and now waits for the poll.
@@ -226,12 +229,12 @@ export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Pro
     const before = publisher.stats();
     const { eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
     await ctx.parts.publishNudge(redis).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
-    await waitFor('the event to be sent', async () => (await readEvent(pool, eventId))?.sentAt != null, { timeoutMs: NUDGE_POLL_MS + 5000, intervalMs: 20, signal }).catch(() => {});
+    await waitFor('the event to be sent', async () => (await readEvent(pool, eventId))?.sentAt != null, { timeoutMs: pollMs + 5000, intervalMs: 20, signal }).catch(() => {});
     const event = await readEvent(pool, eventId);
     const after = publisher.stats();
     return {
-      timings: `${describeTimings(ctx.timings)}; this experiment polls every ${NUDGE_POLL_MS / 1000} s`,
-      pollMs: NUDGE_POLL_MS,
+      timings: `${describeTimings(ctx.timings)}; this experiment polls every ${pollMs / 1000} s`,
+      pollMs,
       latencyMs: event?.sentAt ? event.sentAt.getTime() - event.createdAt.getTime() : undefined,
       nudges: after.nudges - before.nudges,
       polls: after.polls - before.polls,

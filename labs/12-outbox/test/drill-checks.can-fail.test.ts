@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { submitSnapshot } from '@tasks-lab/11-mysql-leases';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { readShortOutboxOptions } from '../src/options.ts';
 import type { submitWithEvent } from '../src/outbox.ts';
 import { buildDrillChecks, type DrillCheckDeps } from '../scripts/drill-checks.ts';
 import type { DrillParts } from '../scripts/drill-scenarios.ts';
@@ -22,7 +23,16 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => db?.drop());
 
-const broken = (parts: Partial<DrillParts>) => (): DrillCheckDeps => ({ database: db.name, drillParts: parts });
+const broken =
+  (parts: Partial<DrillParts>, timings?: DrillCheckDeps['timings']) =>
+  (): DrillCheckDeps => ({ database: db.name, drillParts: parts, timings });
+
+/**
+ * A publisher that never reports is caught only by waiting out twice its bound (one poll +
+ * the send bound + 1 s), then the retry delay. Shorter ones cut that wait from 6.5 s to 2.5 s;
+ * the unbounded publisher ignores the send bound anyway, so it fails the same way: no report.
+ */
+const shortBound = () => readShortOutboxOptions(process.env, { pollMs: 100, sendTimeoutMs: 100, retryDelayMs: 100 });
 
 /** Lesson 11's submission: the job alone, no outbox event. */
 const submitWithoutEvent: typeof submitWithEvent = async (pool, productIds, options = {}) => ({
@@ -38,7 +48,7 @@ describe('drill checks can fail', () => {
     ...slow,
     observed: /0 event\(s\)/,
   });
-  suite.breaks('broker-down-send-error-reported', "the publisher's queue keeps an offline queue and its sends have no bound", broken({ startPublisher: unboundedPublisher }), {
+  suite.breaks('broker-down-send-error-reported', "the publisher's queue keeps an offline queue and its sends have no bound", broken({ startPublisher: unboundedPublisher }, shortBound()), {
     ...slow,
     observed: /no report/,
   });

@@ -7,7 +7,7 @@
 import { defineCheck, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
 import type { Backlog } from '../src/backlog.ts';
 import { BULK_QUEUE, FAST_QUEUE, formatDuration, type AdmissionOptionValues } from '../src/options.ts';
-import { routeByRowCount, workersAndBacklog, type RoutingParts, type RoutingSetup, type TrackedJob, type WorkersEvidence } from './routing-scenarios.ts';
+import { routeByRowCount, workersAndBacklog, type DrillEvidence, type QueueWorkers, type RoutingParts, type RoutingSetup, type TrackedJob, type WorkersEvidence } from './routing-scenarios.ts';
 
 export interface RoutingCheckDeps {
   /** Broken parts (the can-fail tests). */
@@ -70,6 +70,18 @@ function foreignQueues(e: WorkersEvidence, role: Role): string[] {
   return [...new Set(e.workers[role].deliveries.map((d) => d.queueName).filter((q) => q !== own))];
 }
 
+/** "BullMQ workers connected: exports.fast 1, exports.bulk 1". */
+const connected = (w: QueueWorkers) => `BullMQ workers connected: ${FAST_QUEUE} ${w[FAST_QUEUE]}, ${BULK_QUEUE} ${w[BULK_QUEUE]}`;
+
+/** Why the drill stopped waiting for the fast jobs before its bound: what it saw holding them. */
+function stuckBehindPause(d: DrillEvidence): string {
+  const why = [
+    ...(d.fastWorkerState === 'T' ? [`the fast worker is stopped too (process state "T")`] : []),
+    ...(d.fastWaitingInBulk > 0 ? [`${d.fastWaitingInBulk} of their wake-ups wait in ${BULK_QUEUE}`] : []),
+  ];
+  return why.join(' and ');
+}
+
 const states = (jobs: TrackedJob[]) => show(jobs.map((j) => j.state));
 const allSucceeded = (jobs: TrackedJob[]) => jobs.length > 0 && jobs.every((j) => j.state === 'succeeded');
 
@@ -113,7 +125,7 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
             `bulk worker pid ${e.workers.bulk.pid}${strays.bulk.length > 0 ? ` ALSO took ${show(strays.bulk)}` : ''}`;
         return outcome(
           !samePid && strays.fast.length === 0 && strays.bulk.length === 0 && fast.ok && bulk.ok,
-          `${processes}; ${fast.text}; ${bulk.text} (${e.timings})`,
+          `${processes} (${connected(e.queueWorkers)}); ${fast.text}; ${bulk.text} (${e.timings})`,
         );
       },
     }),
@@ -122,7 +134,8 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
       name: "The course's drill: with the bulk worker paused for real (SIGSTOP), small exports still finish within 15 s while the big ones wait in exports.bulk; after SIGCONT the big ones finish too",
       timeoutMs: 120_000,
       scenario: workersRun,
-      judge: ({ drill: d, timings }) => {
+      judge: ({ drill: d, timings, queueWorkers }) => {
+        if (d === null) return outcome(false, `no worker is connected to ${BULK_QUEUE}, so there is no bulk worker to pause (${connected(queueWorkers)}): the drill was NOT run (${timings})`);
         const paused = d.pausedState === 'T' || d.pausedState === 'unknown';
         const bulkWaited = show(d.bulkStatesWhilePaused) === show(['queued']) && d.bulkEventsSentWhilePaused === d.bulk.length;
         const fastInTime = d.fastDoneAfterMs !== null && d.fastDoneAfterMs <= d.boundMs && allSucceeded(d.fast);
@@ -132,7 +145,9 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
           `bulk worker stopped (process state ${show(d.pausedState)}); ` +
             (fastInTime
               ? `${d.fast.length} fast jobs succeeded ${formatDuration(d.fastDoneAfterMs!)} after the submissions (bound ${formatDuration(d.boundMs)})`
-              : `the fast jobs were ${states(d.fast)} after ${formatDuration(d.boundMs)} (NOT done within the bound)`) +
+              : d.fastStuckBehindPause
+                ? `the fast jobs were ${states(d.fast)}, stuck behind the paused worker: ${stuckBehindPause(d)}; nothing could finish them before SIGCONT (NOT done within the bound)`
+                : `the fast jobs were ${states(d.fast)} after ${formatDuration(d.boundMs)} (NOT done within the bound)`) +
             `; meanwhile the ${d.bulk.length} bulk jobs were ${show(d.bulkStatesWhilePaused)}${bulkWaited ? '' : ' (NOT held back)'}, ` +
             `their wake-ups sent: ${d.bulkEventsSentWhilePaused} of ${d.bulk.length}; after SIGCONT: bulk ` +
             (d.bulkDoneAfterResumeMs === null ? `${states(d.bulk)} (NOT finished)` : `${states(d.bulk)} in ${formatDuration(d.bulkDoneAfterResumeMs)}`) +

@@ -15,6 +15,14 @@
 //                       fast exports are submitted; the fast ones must finish while the bulk ones
 //                       wait in exports.bulk; then SIGCONT, and the bulk ones finish too.
 //
+// The waits have generous bounds (a slow machine must not fail a sound lab), yet a broken part
+// must not make every run sit them out: each wait also stops as soon as it SEES that the jobs
+// left cannot finish. A job routed to a queue no worker is connected to cannot (no worker starts
+// later), so the drain does not wait for it, and with no worker on exports.bulk there is no
+// bulk worker to pause: the drill is not run. During the drill, small exports whose worker is
+// the paused process itself, or whose wake-ups wait in exports.bulk, cannot finish before the
+// SIGCONT that follows the wait. The judges say which of these was seen.
+//
 // Each experiment has a fresh database of its own (a bulk export needs more than 30
 // products: it gets products 6 to 100 as well), so its backlog and its gate counter hold
 // its own jobs only. The queues cannot be the experiment's own: the worker processes
@@ -29,14 +37,15 @@ import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
 import { errorMessage, FAULTS_ENV, launchProcess, sleep, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
-import { artifactName, claim, readJob, seedProducts, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
+import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
+import { artifactName, claim, readJob, seedProducts, writeArtifactAtomically, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from '@tasks-lab/11-mysql-leases';
 import { openNudgeClient, publisherFaults, publishNudge, READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent, type OutboxEvent, type PublisherParts } from '@tasks-lab/12-outbox';
 import { admitExport } from '../src/admission.ts';
 import { readBacklog, type Backlog } from '../src/backlog.ts';
 import { freshDatabase } from '../src/database.ts';
 import { countActiveJobs, finishAndLeave, readGateCounter } from '../src/gate.ts';
 import { ADMISSION_OPTIONS, BULK_QUEUE, describeTimings, FAST_QUEUE, readShortAdmissionOptions, WORKER_PROCESS_OPTIONS, type AdmissionOptionValues, type RouteQueue } from '../src/options.ts';
-import { scratchQueuePrefix } from '../src/queue.ts';
+import { exportsAddress, scratchQueuePrefix } from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
 
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
@@ -276,24 +285,35 @@ export interface WorkersEvidence {
     /** The job held running by this experiment's claim (a busy worker). */
     held: { jobId: string; claimed: boolean; finished: boolean };
   };
+  /** BullMQ workers connected to each queue once the worker processes were ready (a process consuming both counts on both). */
+  queueWorkers: QueueWorkers;
   /** Act 2: the workers and the publisher ran until nothing was left. */
   jobs: TrackedJob[];
   /** ms from the workers' start to the last job finished (null: not all within the wait). */
   drainedAfterMs: number | null;
   after: BacklogReading;
   workers: { fast: WorkerSeen; bulk: WorkerSeen };
-  /** Act 3: the drill. */
-  drill: DrillEvidence;
+  /** Act 3: the drill; null when no worker was connected to exports.bulk (there was no bulk worker to pause). */
+  drill: DrillEvidence | null;
   publisherErrors: string[];
 }
 
 export interface DrillEvidence {
   /** The bulk worker's state in /proc after SIGSTOP ('T': stopped; 'unknown' where there is no /proc). */
   pausedState: string;
+  /** The fast worker's state in /proc just after: 'T' too when it is the paused process (one process for both queues). */
+  fastWorkerState: string;
+  /** Unfinished fast jobs whose wake-ups were seen waiting in exports.bulk, behind the paused worker. */
+  fastWaitingInBulk: number;
+  /**
+   * The wait for the fast jobs stopped before the bound because they could not finish before
+   * SIGCONT: their worker was stopped too, or all their wake-ups waited in exports.bulk.
+   */
+  fastStuckBehindPause: boolean;
   fast: TrackedJob[];
   bulk: TrackedJob[];
   boundMs: number;
-  /** ms from the last submission to every fast job finished (null: not within the bound). */
+  /** ms from the last submission to every fast job finished (null: not within the bound, or stuck behind the pause). */
   fastDoneAfterMs: number | null;
   /** Every state the bulk jobs were seen in while their worker was paused. */
   bulkStatesWhilePaused: string[];
@@ -320,25 +340,32 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
         [FAULTS_ENV]: '',
       };
       const launch: LaunchWorker = (command) => launchProcess(command.script, { args: command.args, ready: WORKER_READY, resources: res, env });
+      const queues = await openRouteQueues(res, prefix);
       const workers = await parts.startWorkers(launch);
       const startedAt = Date.now();
+      const queueWorkers = await countQueueWorkers(queues);
       const publisherErrors: string[] = [];
       // No fault points: a LAB_FAULTS meant for something else must not reach this publisher.
       const publisher = await startPublisher({ pool, timings, prefix, parts: parts.publisher, faults: publisherFaults({}), report: (line) => publisherErrors.push(line) });
       res.add(publisher, (p) => p.close());
       const firstJobs = before.submitted;
-      const drained = await waitForFinished(pool, firstJobs, finishWithinMs(timings), lab.signal);
+      // No worker starts later in this experiment: a job routed to a queue nobody is connected
+      // to cannot finish, and the drain does not sit out its bound for it.
+      const canFinish = (job: TrackedJob) => queueWorkers[job.route] > 0;
+      const drained = await waitForFinished(pool, firstJobs, finishWithinMs(timings), lab.signal, canFinish);
       const drainedAfterMs = drained ? Date.now() - startedAt : null;
       // The row finishes inside the delivery; its line is printed a moment later.
-      await waitForDeliveryLines(workers, firstJobs, lab.signal);
+      await waitForDeliveryLines(workers, (await trackJobs(pool, firstJobs)).filter((j) => isFinished(j.state)), lab.signal);
       const after = await readBacklogBothWays(lab);
       const jobs = await trackJobs(pool, firstJobs);
 
-      // Act 3: the drill.
-      const drill = await pauseBulkDrill(lab, workers);
+      // Act 3: the drill, which pauses the worker of exports.bulk: with none connected there is
+      // nothing to pause (the drill's check fails on that, saying so).
+      const drill = queueWorkers[BULK_QUEUE] > 0 ? await pauseBulkDrill(lab, workers, queues) : null;
       return {
         timings: describeTimings(timings),
         before: { ...before.reading, oldestAgeAtLeastS: before.oldestAgeAtLeastS, oldestAgeAtMostS: before.oldestAgeAtMostS, held: before.held },
+        queueWorkers,
         jobs,
         drainedAfterMs,
         after,
@@ -347,6 +374,31 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
         publisherErrors: publisherErrors.slice(0, 5),
       };
     });
+}
+
+/** BullMQ workers connected to each of lesson 13's queues. */
+export type QueueWorkers = Record<RouteQueue, number>;
+
+/** Lesson 13's two queues under the experiment's prefix, opened to look at (nothing is added through them). */
+type RouteQueues = Record<RouteQueue, WakeUpQueue>;
+
+async function openRouteQueues(res: Resources, prefix: string): Promise<RouteQueues> {
+  const open = async (queueName: RouteQueue) =>
+    res.add(await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName, prefix)), (queue) => queue.close());
+  return { [FAST_QUEUE]: await open(FAST_QUEUE), [BULK_QUEUE]: await open(BULK_QUEUE) };
+}
+
+/**
+ * BullMQ names each worker's Redis connection after its queue, and a ready worker's
+ * connection is named already: CLIENT LIST tells who is connected to which queue.
+ */
+async function countQueueWorkers(queues: RouteQueues): Promise<QueueWorkers> {
+  return { [FAST_QUEUE]: await queues[FAST_QUEUE].getWorkersCount(), [BULK_QUEUE]: await queues[BULK_QUEUE].getWorkersCount() };
+}
+
+/** The jobs whose wake-ups wait in `queue`, sent and not yet taken by any worker. */
+async function wakeUpsWaitingIn(queue: WakeUpQueue): Promise<Set<string>> {
+  return new Set((await queue.getWaiting()).map((wakeUp) => wakeUp.data.job_id));
 }
 
 async function artifactFolder(res: Resources): Promise<string> {
@@ -407,12 +459,21 @@ async function trackJobs(pool: Pool, jobs: readonly TrackedJob[]): Promise<Track
   return Promise.all(jobs.map(async (job) => ({ ...job, state: (await readJob(pool, job.jobId))?.status })));
 }
 
-/** true once every job is finished; false if `timeoutMs` passed first. */
-async function waitForFinished(pool: Pool, jobs: readonly TrackedJob[], timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-  return waitFor('the jobs to finish', async () => (await trackJobs(pool, jobs)).every((j) => isFinished(j.state)), { timeoutMs, intervalMs: 100, signal }).catch((err: unknown) => {
+/**
+ * true once every job is finished; false if `timeoutMs` passed first, or as soon as every job
+ * left is one `canFinish` says cannot finish (waiting out the bound would tell nothing more).
+ */
+async function waitForFinished(pool: Pool, jobs: readonly TrackedJob[], timeoutMs: number, signal: AbortSignal, canFinish: (job: TrackedJob) => boolean = () => true): Promise<boolean> {
+  let allFinished = false;
+  const settled = async () => {
+    const left = (await trackJobs(pool, jobs)).filter((j) => !isFinished(j.state));
+    allFinished = left.length === 0;
+    return left.every((j) => !canFinish(j));
+  };
+  await waitFor('the jobs to finish', settled, { timeoutMs, intervalMs: 100, signal }).catch((err: unknown) => {
     if (signal.aborted) throw err;
-    return false;
   });
+  return allFinished;
 }
 
 const DELIVERY_LINE = /^(\S+) delivered job ([0-9a-f-]{36}) \(BullMQ id [^)]*\): claimed (true|false), published (true|false)$/gm;
@@ -424,6 +485,7 @@ export function deliveriesIn(output: string): Delivery[] {
 
 const seen = (proc: LabProcess): WorkerSeen => ({ pid: proc.pid, deliveries: deliveriesIn(proc.output()) });
 
+/** Waits (a little) for the delivery line of each of `jobs`: pass finished ones, a job that never finished may never print one. */
 async function waitForDeliveryLines(workers: WorkerProcesses, jobs: readonly TrackedJob[], signal: AbortSignal): Promise<void> {
   const reported = () => new Set([...deliveriesIn(workers.fast.output()), ...deliveriesIn(workers.bulk.output())].map((d) => d.jobId));
   await waitFor('every delivery line', () => jobs.every((j) => reported().has(j.jobId)), { timeoutMs: 3000, intervalMs: 50, signal }).catch((err: unknown) => {
@@ -456,7 +518,7 @@ async function stoppedState(pid: number): Promise<string> {
   return state;
 }
 
-async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses): Promise<DrillEvidence> {
+async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses, queues: RouteQueues): Promise<DrillEvidence> {
   const { pool, url, timings } = lab;
   const bulkWorker = workers.bulk.child;
   // Registered BEFORE the stop: whatever happens next, the process is continued, or it
@@ -466,6 +528,8 @@ async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses): Promise<Drill
   });
   bulkWorker.kill('SIGSTOP');
   const pausedState = await stoppedState(workers.bulk.pid);
+  // 'T' as well when the fast worker IS the paused process (one process for both queues).
+  const fastWorkerState = await processState(workers.fast.pid);
 
   // Bulk work first, as in the course: the big exports are already waiting when the small ones arrive.
   const bulkPosted = [await postExport(url, range(6, 40)), await postExport(url, range(41, 80))];
@@ -475,19 +539,31 @@ async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses): Promise<Drill
   const fast = fastPosted.map((p) => ({ jobId: p.jobId, route: FAST_QUEUE as RouteQueue, status: p.status, state: undefined }));
 
   const bulkStatesWhilePaused = new Set<string>();
-  const fastDone = await waitFor(
+  // The fast jobs get the course's bound, unless they are seen stuck behind the paused worker:
+  // their own worker is stopped too, or all their wake-ups wait in exports.bulk. Nothing can
+  // finish them before the SIGCONT that follows this wait, so sitting out the bound would only
+  // make the run slower.
+  let fastDone = false;
+  let fastWaitingInBulk = 0;
+  let fastStuckBehindPause = false;
+  await waitFor(
     'the fast jobs to finish while bulk is paused',
     async () => {
       for (const job of await trackJobs(pool, bulk)) bulkStatesWhilePaused.add(String(job.state));
-      return (await trackJobs(pool, fast)).every((j) => isFinished(j.state));
+      const left = (await trackJobs(pool, fast)).filter((j) => !isFinished(j.state));
+      fastDone = left.length === 0;
+      if (fastDone) return true;
+      const inBulk = await wakeUpsWaitingIn(queues[BULK_QUEUE]);
+      fastWaitingInBulk = left.filter((j) => inBulk.has(j.jobId)).length;
+      fastStuckBehindPause = fastWorkerState === 'T' || fastWaitingInBulk === left.length;
+      return fastStuckBehindPause;
     },
     { timeoutMs: FAST_BOUND_MS, intervalMs: 100, signal: lab.signal },
   ).catch((err: unknown) => {
     if (lab.signal.aborted) throw err;
-    return false;
   });
   const fastDoneAfterMs = fastDone ? Date.now() - submittedAt : null;
-  const fastAtBound = await trackJobs(pool, fast);
+  const fastAfterWait = await trackJobs(pool, fast);
   // The publisher sent the bulk wake-ups in the same round as the fast ones (give a late
   // confirm the claim's length): they wait in exports.bulk, not in the outbox.
   const bulkEventsSent = async () => (await Promise.all(bulk.map((j) => eventsOf(pool, j.jobId)))).flat().filter((e) => e.sentAt !== null).length;
@@ -502,7 +578,10 @@ async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses): Promise<Drill
   const bulkDone = await waitForFinished(pool, bulk, finishWithinMs(timings), lab.signal);
   return {
     pausedState,
-    fast: fastAtBound,
+    fastWorkerState,
+    fastWaitingInBulk,
+    fastStuckBehindPause,
+    fast: fastAfterWait,
     bulk: await trackJobs(pool, bulk),
     boundMs: FAST_BOUND_MS,
     fastDoneAfterMs,

@@ -6,7 +6,7 @@
 import { describe } from 'vitest';
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { buildSchedulerChecks, type SchedulerCheckDeps } from '../scripts/scheduler-checks.ts';
-import type { SchedulerParts } from '../scripts/scheduler-scenarios.ts';
+import { schedulerTimings, type SchedulerParts } from '../scripts/scheduler-scenarios.ts';
 import {
   backfillingFastWorker,
   fastWorkerExportingOnFast,
@@ -16,6 +16,17 @@ import {
 } from './fixtures/broken-scheduler.ts';
 
 const broken = (parts: Partial<SchedulerParts>) => (): SchedulerCheckDeps => ({ schedulerParts: parts });
+
+/**
+ * The downtime drill waits in intervals (two signals, then 3.5 intervals down): its can-fail
+ * cases run the schedule every 300 ms instead of every second, to cut those waits. A broken
+ * worker makes its extra slots for the downtime just the same (the judge reads the interval
+ * from the evidence), so the check fails for the same reason, only sooner.
+ */
+const brokenOnShortInterval = (parts: Partial<SchedulerParts>) => (): SchedulerCheckDeps => ({
+  schedulerParts: parts,
+  schedulerTimings: { ...schedulerTimings(), scheduleEveryMs: 300 },
+});
 
 describe('scheduler checks can fail', () => {
   const suite = canFailSuite(buildSchedulerChecks);
@@ -29,11 +40,11 @@ describe('scheduler checks can fail', () => {
     ...slow,
     observed: /NO schedule-tick was handled on exports\.fast .*no processor registered for job name "schedule-tick"/,
   });
-  suite.breaks('no-backfill-after-downtime', 'a late signal schedules one slot per interval it missed (a backfill)', broken({ fastWorker: backfillingFastWorker }), {
+  suite.breaks('no-backfill-after-downtime', 'a late signal schedules one slot per interval it missed (a backfill)', brokenOnShortInterval({ fastWorker: backfillingFastWorker }), {
     ...slow,
     observed: /slots for them: [2-9]\d* .*EXPECTED exactly 1: no backfill/,
   });
-  suite.breaks('no-backfill-after-downtime', 'the fast worker registers a schedule of its own, under a new id, on every start', broken({ fastWorker: fastWorkerRegisteringOnStart }), {
+  suite.breaks('no-backfill-after-downtime', 'the fast worker registers a schedule of its own, under a new id, on every start', brokenOnShortInterval({ fastWorker: fastWorkerRegisteringOnStart }), {
     ...slow,
     observed: /EXPECTED exactly 1: no backfill|NOT the cadence/,
   });
