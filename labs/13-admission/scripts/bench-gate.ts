@@ -1,4 +1,4 @@
-// `pnpm bench`: measure the admission gate before deciding anything about it. One run
+// `pnpm bench:gate`: measure the admission gate before deciding anything about it. One run
 // measures three things side by side, on a scratch database made for it and dropped at the
 // end (also after an error or Ctrl-C):
 //
@@ -42,9 +42,9 @@
 // The hot row creates no jobs, so it runs as one round per run; the counter is put back
 // (to the counted active jobs) after it, as after every gate run.
 //
-//   pnpm bench                                        the defaults above (about 80 s)
-//   pnpm bench -- --runs 5 --seconds 3                longer, steadier figures
-//   pnpm bench -- --concurrency 1,8 --batch 50        other loads, smaller rounds
+//   pnpm bench:gate                                   the defaults above (about 80 s)
+//   pnpm bench:gate -- --runs 5 --seconds 3           longer, steadier figures
+//   pnpm bench:gate -- --concurrency 1,8 --batch 50   other loads, smaller rounds
 // It prints a line per measurement, then the table, and writes every run and the medians
 // to bench-results/gate-<timestamp>.json (git-ignored; the lesson keeps the figures it uses).
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -134,6 +134,8 @@ interface Counters {
  * shape of the JSON file). Exported so that a later benchmark can run it again. MariaDB
  * must be up (main calls ensureInfra first); nothing is written to disk here.
  */
+export type { GateBenchResult };
+
 export async function runGateBench(options: GateBenchOptions = {}): Promise<GateBenchResult> {
   const settings: BenchSettings = {
     runs: options.runs ?? DEFAULT_SETTINGS.runs,

@@ -222,7 +222,7 @@ function numberOption(name: string, text: string | undefined, fallback: number, 
 
 /** The command line (`--runs N --seconds S --concurrency 1,4,16,32 --batch N --warmup S`) as settings. */
 export function parseBenchArgs(args: readonly string[]): BenchSettings {
-  // `pnpm bench -- --runs 5` passes the `--` through; drop it.
+  // `pnpm bench:gate -- --runs 5` passes the `--` through; drop it.
   const rest = args[0] === '--' ? args.slice(1) : [...args];
   const { values } = parseArgs({
     args: rest,

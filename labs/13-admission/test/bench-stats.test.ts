@@ -1,5 +1,5 @@
 // The gate benchmark's arithmetic and text (scripts/bench-stats.ts): pure, no database.
-// The benchmark itself is run by hand (`pnpm bench`); what it reports must add up.
+// The benchmark itself is run by hand (`pnpm bench:gate`); what it reports must add up.
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SETTINGS,
