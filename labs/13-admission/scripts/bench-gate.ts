@@ -135,6 +135,8 @@ interface Counters {
  * must be up (main calls ensureInfra first); nothing is written to disk here.
  */
 export type { GateBenchResult };
+/** The benchmarks' one median (lesson 16's benchmarks use it too). */
+export { median } from './bench-stats.ts';
 
 export async function runGateBench(options: GateBenchOptions = {}): Promise<GateBenchResult> {
   const settings: BenchSettings = {

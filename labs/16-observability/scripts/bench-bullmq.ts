@@ -13,7 +13,7 @@ import { Queue, Worker } from 'bullmq';
 import { ensureInfra } from '@tasks-lab/infra';
 import { brokerConnection, queueConnection } from '@tasks-lab/08-broker-worker';
 import { runMain } from '@tasks-lab/lab-kit';
-import { median } from './bench-pipeline.ts';
+import { median } from '@tasks-lab/13-admission/bench';
 
 export interface RawBullmqRun {
   concurrency: number;

@@ -33,6 +33,7 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { launchProcess, runMain, startTsProcess, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
 import { scratchQueuePrefix } from '@tasks-lab/13-admission';
+import { median } from '@tasks-lab/13-admission/bench';
 import { freshDatabase } from '../src/database.ts';
 import { COURSE_TIMINGS } from '../src/options.ts';
 import type { LoadReport } from './bench-load.ts';
@@ -124,12 +125,6 @@ const percentiles = (values: number[]): Percentiles => {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 };
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /**
  * Every succeeded job's stages, in microseconds, from the database's own clock. The first event
@@ -252,6 +247,20 @@ export function describeRun(run: PipelineRun): string {
   );
 }
 
+/** Every configuration, `runs` runs of `seconds` each, one line per run as it ends. */
+export async function runPipelineBench(options: { runs: number; seconds: number; log?: (line: string) => void }): Promise<PipelineRun[]> {
+  const log = options.log ?? console.log;
+  const all: PipelineRun[] = [];
+  for (const configuration of CONFIGURATIONS) {
+    for (let i = 1; i <= options.runs; i += 1) {
+      const run = await runPipelineOnce(configuration, options.seconds);
+      all.push(run);
+      log(`[${configuration.workers}w/${configuration.publishers}p run ${i}/${options.runs}] ${describeRun(run)}`);
+    }
+  }
+  return all;
+}
+
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const runs = quick ? 1 : 3;
@@ -259,14 +268,7 @@ async function main(): Promise<void> {
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   console.log(`Pipeline benchmark: ${CONFIGURATIONS.length} configurations x ${runs} run(s) of ${seconds} s, ${CLIENTS} clients, products [${PRODUCTS}], worker concurrency ${WORKER_CONCURRENCY}`);
   console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  const all: PipelineRun[] = [];
-  for (const configuration of CONFIGURATIONS) {
-    for (let i = 1; i <= runs; i += 1) {
-      const run = await runPipelineOnce(configuration, seconds);
-      all.push(run);
-      console.log(`[${configuration.workers}w/${configuration.publishers}p run ${i}/${runs}] ${describeRun(run)}`);
-    }
-  }
+  const all = await runPipelineBench({ runs, seconds });
   console.log('\nMedians:');
   for (const configuration of CONFIGURATIONS) {
     const mine = all.filter((r) => r.configuration === configuration);

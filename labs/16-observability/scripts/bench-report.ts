@@ -2,7 +2,8 @@
 // one run's results. Pure: the figures come in, text comes out (test/bench-report.test.ts).
 // The charts are plain SVG, grouped bars with their values written on them, readable in any
 // browser or on GitHub without a chart library.
-import type { GateBenchResult } from '@tasks-lab/13-admission/bench';
+import { median, type GateBenchResult } from '@tasks-lab/13-admission/bench';
+import { escapeXml } from '../src/matrix/timeline.ts';
 import type { RawBullmqRun } from './bench-bullmq.ts';
 import type { Configuration, PipelineRun } from './bench-pipeline.ts';
 import { TRANSACTIONS, type TransactionRates } from './bench-transactions.ts';
@@ -17,10 +18,6 @@ export interface BarChart {
 }
 
 const COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2'];
-
-export function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 const label = (value: number) => (!Number.isFinite(value) ? '–' : value >= 100 ? String(Math.round(value)) : value.toFixed(1));
 
@@ -76,13 +73,6 @@ export interface BenchResults {
   configurations: readonly Configuration[];
   gate?: GateBenchResult;
   transactions?: TransactionRates;
-}
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 export interface PipelineMedian {

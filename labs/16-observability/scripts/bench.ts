@@ -21,7 +21,7 @@ import { ensureInfra } from '@tasks-lab/infra';
 import { runMain } from '@tasks-lab/lab-kit';
 import { runGateBench } from '@tasks-lab/13-admission/bench';
 import { runRawBullmq } from './bench-bullmq.ts';
-import { CONFIGURATIONS, describeRun, runPipelineOnce, type PipelineRun } from './bench-pipeline.ts';
+import { CONFIGURATIONS, runPipelineBench } from './bench-pipeline.ts';
 import { renderBenchmarks, type BenchResults } from './bench-report.ts';
 import { measureTransactions, TRANSACTIONS } from './bench-transactions.ts';
 
@@ -52,15 +52,7 @@ async function main(): Promise<void> {
   console.log(`  ${TRANSACTIONS.map((name) => `${name} ${Math.round(transactions.perSecond[name])}/s`).join(', ')}; bound ${Math.round(transactions.boundPerSecond)} exports/s`);
 
   console.log('4/4 the durable pipeline');
-  const pipeline: PipelineRun[] = [];
-  const runs = quick ? 1 : 3;
-  for (const configuration of CONFIGURATIONS) {
-    for (let i = 1; i <= runs; i += 1) {
-      const run = await runPipelineOnce(configuration, quick ? 3 : 5);
-      pipeline.push(run);
-      console.log(`  [${configuration.workers}w/${configuration.publishers}p ${i}/${runs}] ${describeRun(run)}`);
-    }
-  }
+  const pipeline = await runPipelineBench({ runs: quick ? 1 : 3, seconds: quick ? 3 : 5, log: (line) => console.log(`  ${line}`) });
 
   const results: BenchResults = {
     startedAt,

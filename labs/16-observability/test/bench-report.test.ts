@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { keepNotes } from '../scripts/bench.ts';
 import { percentile } from '../scripts/bench-pipeline.ts';
-import { escapeXml, pipelineMedians, renderBarChart, renderBenchmarks, type BenchResults } from '../scripts/bench-report.ts';
+import { pipelineMedians, renderBarChart, renderBenchmarks, type BenchResults } from '../scripts/bench-report.ts';
+import { escapeXml } from '../src/matrix/timeline.ts';
 import type { PipelineRun } from '../scripts/bench-pipeline.ts';
 
 const run = (workers: number, exportsPerSecond: number, p99: number, lost = 0): PipelineRun => ({
