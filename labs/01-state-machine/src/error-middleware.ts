@@ -57,11 +57,17 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).slice(0, 300);
 }
 
-export function errorMiddleware(log: (line: string) => void = console.error): ErrorRequestHandler {
+/**
+ * Turns an error a later lesson knows (a database that does not answer, say) into its AppError;
+ * undefined leaves it to the middleware (a library's 4xx, or a 500).
+ */
+export type ErrorTranslator = (err: unknown) => AppError | undefined;
+
+export function errorMiddleware(log: (line: string) => void = console.error, translate?: ErrorTranslator): ErrorRequestHandler {
   return (err, req, res, next) => {
     // Part of the answer is already on its way: only Express can end the connection now.
     if (res.headersSent) return next(err);
-    const clientError = err instanceof AppError ? err : fromLibrary(err, req);
+    const clientError = err instanceof AppError ? err : (translate?.(err) ?? fromLibrary(err, req));
     if (clientError) {
       log(oneLine(`${clientError.status} ${clientError.code} ${describeRequest(req)}: ${clientError.message}`));
     } else {

@@ -40,4 +40,4 @@ export {
 export { MAX_BODY_BYTES, type AppOptions, requireJson, parseJsonBody, allowOnly, createApp } from './app.ts';
 export { SERVER_OPTIONS } from './options.ts';
 export { SHUTDOWN_GRACE_MS, type RunningServer, listen, startServer } from './server.ts';
-export { notFoundError, notFoundHandler, errorMiddleware } from './error-middleware.ts';
+export { notFoundError, notFoundHandler, errorMiddleware, type ErrorTranslator } from './error-middleware.ts';

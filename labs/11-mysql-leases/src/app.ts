@@ -14,6 +14,7 @@ import {
   JobNotFoundError,
   allowOnly,
   errorMiddleware,
+  type ErrorTranslator,
   isTerminal,
   notFoundHandler,
   parseExportRequest,
@@ -93,6 +94,8 @@ export interface AppOptions {
   /** How long a new job has before its deadline. @defaultValue submitSnapshot's (the course's 10 minutes) */
   deadlineMs?: number;
   log?: (line: string) => void;
+  /** Errors a later lesson answers itself (lesson 13: a database that does not answer is a 503). */
+  translateError?: ErrorTranslator;
 }
 
 export function createApp(options: AppOptions): Express {
@@ -139,6 +142,6 @@ export function createApp(options: AppOptions): Express {
 
   options.routes?.(app);
   app.use(notFoundHandler);
-  app.use(errorMiddleware(log));
+  app.use(errorMiddleware(log, options.translateError));
   return app;
 }

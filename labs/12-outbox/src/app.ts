@@ -12,6 +12,7 @@
 // lesson 01's, imported, not restated.
 import type { Express, Request } from 'express';
 import type { Pool } from 'mysql2/promise';
+import type { ErrorTranslator } from '@tasks-lab/01-state-machine';
 import { createApp as createLeaseApp } from '@tasks-lab/11-mysql-leases';
 import { submitWithEvent, type SubmitWithEventOptions, type SubmitWithEventResult } from './outbox.ts';
 
@@ -29,6 +30,8 @@ export interface AppOptions {
   /** How long a new job has before its deadline. @defaultValue submitWithEvent's (the course's 10 minutes) */
   deadlineMs?: number;
   log?: (line: string) => void;
+  /** Errors a later lesson answers itself (lesson 11's createApp option). */
+  translateError?: ErrorTranslator;
 }
 
 /**
@@ -45,6 +48,7 @@ export function createApp(options: AppOptions): Express {
     log: options.log,
     submit: (pool, productIds, submitOptions, req) => submit(pool, productIds, { ...submitOptions, queueName: options.queueName }, req),
     routes: options.routes,
+    translateError: options.translateError,
     wake: () => options.nudge(),
     // The event is committed: the publisher's polling sends it. Only the latency suffers.
     wakeFailureMeans: "the nudge failed; the publisher's polling will send it (its outbox event is committed)",

@@ -10,9 +10,10 @@
 //                    age; unsent events per queue; the gate's counter.
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
-import { allowOnly } from '@tasks-lab/01-state-machine';
+import { allowOnly, type ErrorTranslator } from '@tasks-lab/01-state-machine';
 import { createApp as createOutboxApp } from '@tasks-lab/12-outbox';
-import { admitExport, type Admission, type AdmissionRules } from './admission.ts';
+import { admitExport, COURSE_RULES, unreachableReason, type Admission, type AdmissionRules } from './admission.ts';
+import { DatabaseUnreachableError, MAYBE_APPLIED } from './errors.ts';
 import { readBacklog } from './backlog.ts';
 
 /** The header that names a client for the per-client quota. */
@@ -41,6 +42,20 @@ export function describeAdmission(admission: Admission): string {
   return `admitted job ${admission.jobId} to ${admission.queueName}: ${admission.activeBefore} of ${admission.limit} active before it (${admission.design} gate${client}${retried})`;
 }
 
+/**
+ * A database that does not answer, on ANY route, is a 503 with Retry-After. admitExport says so
+ * for the submission's transaction; this covers the rest: the read of the row after the COMMIT
+ * (the job is saved, but the answer cannot be built), GET /exports/:id, /backlog, a cancel. The
+ * soak found the gap: with the database crashed between a COMMIT and that read, a submission
+ * was answered 500 (docs/soak.md).
+ */
+export function unreachableAs503(retryAfterSeconds: number): ErrorTranslator {
+  return (err) => {
+    const reason = unreachableReason(err);
+    return reason ? new DatabaseUnreachableError(reason, retryAfterSeconds, err, MAYBE_APPLIED) : undefined;
+  };
+}
+
 export function createApp(options: AppOptions): Express {
   const admit = options.admit ?? admitExport;
   const log = options.log ?? console.error;
@@ -50,6 +65,7 @@ export function createApp(options: AppOptions): Express {
     nudge: options.nudge,
     deadlineMs: options.deadlineMs,
     log,
+    translateError: unreachableAs503(options.rules?.retryAfterSeconds ?? COURSE_RULES.retryAfterSeconds),
     submit: async (pool, productIds, submitOptions, req) => {
       const onRetry = (attempt: number) => log(`admission attempt ${attempt} met a locked gate (lock-wait timeout or deadlock): rolled back, trying again`);
       const { idempotencyKey, deadlineMs } = submitOptions;

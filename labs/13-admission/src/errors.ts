@@ -44,10 +44,19 @@ export class AdmissionBusyError extends AppError {
   }
 }
 
+/** What a 503 database-unavailable says happened to the request. */
+export const NOT_ACCEPTED = 'the request was not accepted';
+/**
+ * Any other route, or the read after a submission's COMMIT: the job may exist. Repeating the
+ * request is safe: a read changes nothing, a cancel asked twice is asked once, and a POST /exports
+ * with the same Idempotency-Key finds the job its first try committed.
+ */
+export const MAYBE_APPLIED = 'it may or may not have been applied; repeat it (with the same Idempotency-Key, for a submission)';
+
 /** The database did not answer (refused, dropped, timed out): 503, never a 500 with a driver message. */
 export class DatabaseUnreachableError extends AppError {
-  constructor(reason: string, retryAfterSeconds: number, cause?: unknown) {
-    super('database-unavailable', `The job database is not reachable (${reason}); the request was not accepted, try again in ${retryAfterSeconds} s`, 503, {
+  constructor(reason: string, retryAfterSeconds: number, cause?: unknown, outcome: string = NOT_ACCEPTED) {
+    super('database-unavailable', `The job database is not reachable (${reason}); ${outcome}, try again in ${retryAfterSeconds} s`, 503, {
       headers: retryAfter(retryAfterSeconds),
       cause,
     });

@@ -71,5 +71,5 @@ export { type StatusBacklog, type QueueBacklog, type UnpublishedBacklog, type Ba
 // Where the wake-ups go, the workers, the API.
 export { exportsAddress, routeNamed, scratchQueuePrefix } from './queue.ts';
 export { type StartRouteWorkerOptions, startRouteWorker, logDeliveries } from './worker.ts';
-export { CLIENT_ID_HEADER, type AppOptions, describeAdmission, createApp } from './app.ts';
+export { CLIENT_ID_HEADER, type AppOptions, describeAdmission, createApp, unreachableAs503 } from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer, type ServerProcessSettings, runServerProcess } from './server.ts';

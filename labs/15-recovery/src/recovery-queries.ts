@@ -80,6 +80,17 @@ export const EXPLAIN_QUEUED_TO_END = `EXPLAIN ${LOCK_QUEUED_TO_END}`;
 export const EXPLAIN_UNCLAIMED = `EXPLAIN ${LOCK_UNCLAIMED}`;
 
 /**
+ * The course's schema for pass b: without this lesson's (status, updated_at, id) the server
+ * sorts the queued jobs (EXPLAIN: "Using filesort") and locks every one that qualifies before it
+ * returns the first n (lesson 12's USE_COURSE_CLAIM_INDEX is the same swap for the outbox).
+ * Lesson 16's bench-claims measures the pass with and without it; run it on a scratch database
+ * only, never on the student's. Parameters: none.
+ */
+export const DROP_QUEUED_TO_END_INDEX = `
+  ALTER TABLE export_jobs
+    DROP INDEX export_jobs_status_updated`;
+
+/**
  * An expired lease, retried: back to queued, no token, attempts KEPT (they count real
  * claims), claimable only after the backoff. running -> queued is the one edge recovery
  * adds to lesson 01's table. A CAS on what the pass read (status, token), on a row the

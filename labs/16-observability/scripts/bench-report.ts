@@ -4,8 +4,11 @@
 // browser or on GitHub without a chart library.
 import { median, type GateBenchResult } from '@tasks-lab/13-admission/bench';
 import { escapeXml } from '../src/matrix/timeline.ts';
+import { BOUND_LAB_LABELS, BOUND_LABS, boundMedians, formatBoundValue, settingName, type BoundsBenchResult } from './bench-bounds.ts';
 import type { RawBullmqRun } from './bench-bullmq.ts';
+import { claimMedian, claimMedians, indexSpeedup, type ClaimKind, type ClaimMedian, type ClaimsBenchResult, type Schema } from './bench-claims.ts';
 import type { Configuration, PipelineRun } from './bench-pipeline.ts';
+import { caseLabel, RECOVERY_CASES, recoveryMedians, TIMINGS, type RecoveryBenchResult, type RecoveryMedian, type TimingsName } from './bench-recovery.ts';
 import { TRANSACTIONS, type TransactionRates } from './bench-transactions.ts';
 
 // ---- charts ---------------------------------------------------------------------------------
@@ -73,6 +76,9 @@ export interface BenchResults {
   configurations: readonly Configuration[];
   gate?: GateBenchResult;
   transactions?: TransactionRates;
+  claims?: ClaimsBenchResult;
+  recovery?: RecoveryBenchResult;
+  bounds?: BoundsBenchResult;
 }
 
 export interface PipelineMedian {
@@ -253,12 +259,198 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
       '',
     );
   }
-  lines.push(...renderTargets(rows, gate, tx));
+  for (const section of [results.claims && renderClaimsSection(results.claims), results.recovery && renderRecoverySection(results.recovery), results.bounds && renderBoundsSection(results.bounds)]) {
+    if (!section) continue;
+    lines.push(...section.lines);
+    Object.assign(charts, section.charts);
+  }
+  lines.push(...renderTargets(rows, gate, tx, results.recovery));
   return { markdown: `${lines.join('\n')}\n`, charts };
 }
 
+/** A part of the page: its Markdown lines and the charts (file name -> SVG) they link. */
+export interface RenderedSection {
+  lines: string[];
+  charts: Record<string, string>;
+}
+
+const times = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '–');
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+
+// ---- the ordered claims -------------------------------------------------------------------
+
+/** One claim on both schemas against the claimers, with the job claim beside them as the yardstick. */
+function claimsChart(medians: readonly ClaimMedian[], claimers: readonly number[], kind: Exclude<ClaimKind, 'job'>, title: string, unit: string): string {
+  const rate = (k: ClaimKind, schema: Schema) => claimers.map((n) => claimMedian(medians, k, schema, n)?.perSecond ?? Number.NaN);
+  return renderBarChart({
+    title,
+    unit,
+    categories: claimers.map((n) => `${n} claimer${n > 1 ? 's' : ''}`),
+    series: [
+      { name: "labs' index", values: rate(kind, 'lab') },
+      { name: "course's schema", values: rate(kind, 'course') },
+      { name: 'job claim (primary key)', values: rate('job', 'lab') },
+    ],
+  });
+}
+
+export function renderClaimsSection(claims: ClaimsBenchResult): RenderedSection {
+  const medians = claimMedians(claims);
+  const { claimers, backlog, runs, outboxBatch, scanBatch } = claims.settings;
+  const cell = (kind: ClaimKind, schema: Schema, n: number) => claimMedian(medians, kind, schema, n);
+  const pair = (kind: ClaimKind, n: number, pick: (m: ClaimMedian) => string) => `${cell(kind, 'lab', n) ? pick(cell(kind, 'lab', n)!) : '–'} / ${cell(kind, 'course', n) ? pick(cell(kind, 'course', n)!) : '–'}`;
+  const plan = (kind: ClaimKind, schema: Schema) => {
+    const p = claims.plans.find((x) => x.kind === kind && x.schema === schema);
+    return p ? `\`${p.key}\` (${p.extra})` : 'not read';
+  };
+  const lines = [
+    '## The ordered claims: the outbox, the recovery scan and the job',
+    '',
+    `Each claim drains a backlog of ${backlog} rows with ${claimers.join(', ')} concurrent claimers (the median of ${runs} run${runs > 1 ? 's' : ''}; \`pnpm bench:claims\`,`,
+    "[`scripts/bench-claims.ts`](../labs/16-observability/scripts/bench-claims.ts)): the publisher's round (lesson 12's claim of",
+    `${outboxBatch} events, then lesson 15's confirmation of each; events/s), the scanner's queued-job pass (lesson 15's, ${scanBatch} jobs a pass,`,
+    "each cancelled; jobs/s) and the worker's primary-key claim (lesson 11's; jobs/s). The outbox and the scan ran twice in the",
+    "same run: with the labs' indexes, and on the course's schema, without the index each lab added for its ORDER BY (lesson 12's",
+    "claim index swapped back to the course's, lesson 15's queued-scan index dropped: the finding of the course notes). The ratio",
+    "is the labs' rate over the course schema's.",
+    '',
+    "| claimers | outbox, labs' index (/s) | outbox, course's schema (/s) | labs ÷ course | scan, labs' index (/s) | scan, course's schema (/s) | labs ÷ course | job claim (/s) |",
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...claimers.map((n) => {
+      const rate = (kind: ClaimKind, schema: Schema) => whole(cell(kind, schema, n)?.perSecond ?? Number.NaN);
+      return `| ${n} | ${rate('outbox', 'lab')} | ${rate('outbox', 'course')} | ${times(indexSpeedup(medians, 'outbox', n))} | ${rate('scan', 'lab')} | ${rate('scan', 'course')} | ${times(indexSpeedup(medians, 'scan', n))} | ${rate('job', 'lab')} |`;
+    }),
+    '',
+    '![outbox claim](benchmarks/claims-outbox.svg)',
+    '',
+    '![queued-job scan](benchmarks/claims-scan.svg)',
+    '',
+    "Empty claims (a claimer found nothing while rows were left: the eligible ones were locked by another), all runs together,",
+    "and the median claim transaction that took rows, in ms; each cell is labs' index / course's schema:",
+    '',
+    '| claimers | outbox: empty | outbox: claim ms | scan: empty | scan: pass ms | job claim ms |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...claimers.map(
+      (n) =>
+        `| ${n} | ${pair('outbox', n, (m) => String(m.empty))} | ${pair('outbox', n, (m) => fixed(m.claimMsP50, 1))} | ${pair('scan', n, (m) => String(m.empty))} | ${pair('scan', n, (m) => fixed(m.claimMsP50, 1))} | ${fixed(cell('job', 'lab', n)?.claimMsP50 ?? Number.NaN, 1)} |`,
+    ),
+    '',
+    "The plans of the locking SELECTs (EXPLAIN, with the backlog in place):",
+    '',
+    `- outbox claim: labs' index ${plan('outbox', 'lab')}; course's schema ${plan('outbox', 'course')}`,
+    `- queued-job scan: labs' index ${plan('scan', 'lab')}; course's schema ${plan('scan', 'course')}`,
+    '',
+  ];
+  const charts = {
+    'claims-outbox.svg': claimsChart(medians, claimers, 'outbox', "The outbox claim: the labs' index and the course's", `events per second, claim and confirm (backlog ${backlog}, median of the runs)`),
+    'claims-scan.svg': claimsChart(medians, claimers, 'scan', "The recovery scan's queued-job pass: the labs' index and the course's", `jobs per second (backlog ${backlog}, median of the runs)`),
+  };
+  return { lines, charts };
+}
+
+// ---- recovery -----------------------------------------------------------------------------
+
+function recoveryChart(medians: readonly RecoveryMedian[], timings: TimingsName, description: string): string {
+  const mine = medians.filter((m) => m.timings === timings);
+  return renderBarChart({
+    title: `Recovery at the ${timings === 'course' ? "course's" : 'short'} timings: seconds from the fault`,
+    unit: description,
+    categories: mine.map((m) => caseLabel(m.case)),
+    series: [
+      { name: 'running again', values: mine.map((m) => m.toRunningSeconds) },
+      { name: 'succeeded', values: mine.map((m) => m.toSucceededSeconds) },
+      { name: 'budget', values: mine.map((m) => m.budgetSeconds) },
+    ],
+  });
+}
+
+export function renderRecoverySection(recovery: RecoveryBenchResult): RenderedSection {
+  const medians = recoveryMedians(recovery);
+  const charts: Record<string, string> = {};
+  const rows: string[] = [];
+  for (const timings of TIMINGS) {
+    const mine = medians.filter((m) => m.timings === timings);
+    const said = `${timings === 'course' ? "course's" : 'short'} (${recovery.settings.timings[timings]})`;
+    if (mine.length === 0) {
+      rows.push(`| ${said} | not measured in this run${timings === 'course' ? ' (`--quick`)' : ''} | | | | | | | |`);
+      continue;
+    }
+    for (const m of mine) {
+      const course = timings === 'course' ? `${m.courseBudgetSeconds} (${times(m.toSucceededSeconds / m.courseBudgetSeconds)})` : '–';
+      rows.push(`| ${said} | ${caseLabel(m.case)} | ${m.runs} | ${fixed(m.toRunningSeconds, 2)} | ${fixed(m.toSucceededSeconds, 2)} | ${m.budgetSeconds} | ${times(m.toSucceededSeconds / m.budgetSeconds)} | ${course} | ${m.passed} of ${m.runs} |`);
+    }
+    charts[`recovery-${timings}.svg`] = recoveryChart(medians, timings, `seconds (median of the runs); ${recovery.settings.timings[timings]}`);
+  }
+  const budgets = [...new Map(medians.map((m) => [`${m.timings}-${m.case}`, m])).values()].map((m) => `- ${caseLabel(m.case)}, ${m.timings} timings: ${m.budget}`);
+  const lines = [
+    '## Recovery: from the fault to the job running again',
+    '',
+    'Two rows of the failure matrix, run as they are (`pnpm bench:recovery`,',
+    '[`scripts/bench-recovery.ts`](../labs/16-observability/scripts/bench-recovery.ts)): a worker process SIGKILLed while it holds a',
+    'bulk job\'s lease, and a dispatch lost (the event sent and confirmed, then its BullMQ message removed from Redis). Seconds',
+    'from the fault to the job running again (the next claim that won) and to `succeeded`, against the path\'s budget at the',
+    'same timings (the timers the path waits on, plus an allowance for the queue and the export:',
+    '[`src/matrix/budget.ts`](../labs/16-observability/src/matrix/budget.ts)) and, at the course\'s timings, the course\'s own',
+    'budget (60 s after a lost lease, 90 s after a lost dispatch). "Rows passed" is the rows\' own verdict, as in `pnpm matrix`.',
+    '',
+    "| timings | fault | runs | → running again (s) | → succeeded (s) | budget (s) | succeeded ÷ budget | course's budget (s, ratio) | rows passed |",
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    ...Object.keys(charts).flatMap((name) => [`![${name.replace('.svg', '').replace('-', ' at the ')} timings](benchmarks/${name})`, '']),
+    'The budgets, as they add up:',
+    '',
+    ...budgets,
+    '',
+  ];
+  return { lines, charts };
+}
+
+// ---- labs 02, 05, 06 against their bounds ---------------------------------------------------
+
+export function renderBoundsSection(bounds: BoundsBenchResult): RenderedSection {
+  const medians = boundMedians(bounds);
+  const s = bounds.settings;
+  const settings = [...new Set(medians.map((m) => m.setting))].sort((a, b) => a - b);
+  const chart = renderBarChart({
+    title: 'Labs 02, 05 and 06: the share of their bound reached',
+    unit: 'measured ÷ bound (median of the runs; 1 = the bound), by reads at once, threads or processes',
+    categories: settings.map((n) => `${n} at once`),
+    series: BOUND_LABS.map((lab) => ({ name: BOUND_LAB_LABELS[lab], values: settings.map((n) => medians.find((m) => m.lab === lab && m.setting === n)?.ratio ?? Number.NaN) })),
+  });
+  const lines = [
+    '## Labs 02, 05 and 06 against their bounds',
+    '',
+    `Each lab's own exported code (\`pnpm bench:bounds\`, [\`scripts/bench-bounds.ts\`](../labs/16-observability/scripts/bench-bounds.ts); the median of ${s.runs} run${s.runs > 1 ? 's' : ''},`,
+    `${s.cores} cores, load average ${fixed(bounds.loadAverage.start, 1)} → ${fixed(bounds.loadAverage.end, 1)}). The bounds:`,
+    '',
+    `- lab 02, N reads at once over reads of ${s.readDelayMs} ms (${s.readsPerSlot} × N products): N reads every ${s.readDelayMs} ms. A read waits on a timer and uses no core.`,
+    `- lab 05, T threads over blocking reads of ${s.slices} × ${s.sliceMs} ms (${s.readsPerThread} × T reads): T reads every ${s.slices * s.sliceMs} ms. A read parks its thread (Atomics.wait) and uses no core: T may exceed the cores.`,
+    `- lab 06, P processes scoring ${s.rows} rows × ${s.rounds} rounds, against the serial scoring of the same rows in the same run (its CPU time is ${fixed(bounds.serialCpuShare * 100, 0)} % of its wall time: CPU-bound): a speedup of at most min(P, ${s.cores} cores).`,
+    '',
+    '| lab | setting | measured | bound | measured ÷ bound |',
+    '|---|---|---:|---:|---:|',
+    ...medians.map((m) => `| ${BOUND_LAB_LABELS[m.lab]} | ${settingName(m.lab, m.setting)} | ${formatBoundValue(m.lab, m.measured)} | ${formatBoundValue(m.lab, m.bound)} | ${fixed(m.ratio, 2)} |`),
+    '',
+    '![labs against their bounds](benchmarks/bounds.svg)',
+    '',
+  ];
+  return { lines, charts: { 'bounds.svg': chart } };
+}
+
+/** The course's recovery budgets at the course's timings: one line per fault, or "not measured". */
+function recoveryTargets(recovery: RecoveryBenchResult | undefined, verdict: (ok: boolean) => string): string[] {
+  const medians = recovery ? recoveryMedians(recovery).filter((m) => m.timings === 'course') : [];
+  return RECOVERY_CASES.map((c) => {
+    const target = `recovery after a ${c.id === 'worker-killed' ? 'worker kill' : 'lost dispatch'} ≤ ${c.courseBudgetSeconds} s (the course's timings)`;
+    const m = medians.find((x) => x.case === c.id);
+    if (!m) return `| ${target} | not measured in this run | – |`;
+    return `| ${target} | ${fixed(m.toSucceededSeconds, 1)} s to succeeded (running again at ${fixed(m.toRunningSeconds, 1)} s), ${m.runs} run${m.runs > 1 ? 's' : ''} | ${verdict(m.toSucceededSeconds <= c.courseBudgetSeconds)} |`;
+  });
+}
+
 /** The issue's targets, each with what was measured and whether it holds. */
-function renderTargets(rows: readonly PipelineMedian[], gate: GateBenchResult | undefined, tx: TransactionRates | undefined): string[] {
+function renderTargets(rows: readonly PipelineMedian[], gate: GateBenchResult | undefined, tx: TransactionRates | undefined, recovery?: RecoveryBenchResult): string[] {
   const target = rows.find((r) => r.configuration.workers === 1 && r.configuration.publishers === 1);
   const best = rows.reduce<PipelineMedian | undefined>((a, b) => (!a || b.exportsPerSecond > a.exportsPerSecond ? b : a), undefined);
   const lost = rows.reduce((n, r) => n + r.lostWakeUps, 0);
@@ -278,6 +470,7 @@ function renderTargets(rows: readonly PipelineMedian[], gate: GateBenchResult | 
     tx && best
       ? `| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over one export's transactions) | ${whole(best.exportsPerSecond)} of ${whole(tx.boundPerSecond)} exports/s: ${Math.round((best.exportsPerSecond / tx.boundPerSecond) * 100)} % | ${verdict(best.exportsPerSecond >= 0.6 * tx.boundPerSecond)} |`
       : "| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over one export's transactions) | not measured in this run | – |",
+    ...recoveryTargets(recovery, verdict),
     '',
   ];
 }

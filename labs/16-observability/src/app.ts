@@ -42,9 +42,20 @@ export interface AppOptions extends RecoveryAppOptions {
   monitor?: typeof readMonitoring;
 }
 
-/** The `accepted` phase line: the job, its trace (the request's span), its queue. */
+/**
+ * The `accepted` phase line: the job, its trace (the request's span), its queue, and what the gate
+ * read under its lock (active_before of limit): the soak checks from these lines that no admission
+ * ever saw the service full.
+ */
 export function logAccepted(logger: PhaseLogger, admission: Admission): void {
-  logger.phase({ job_id: admission.jobId, phase: 'accepted', ...traceFields(currentTrace()), queue: admission.queueName });
+  logger.phase({
+    job_id: admission.jobId,
+    phase: 'accepted',
+    ...traceFields(currentTrace()),
+    queue: admission.queueName,
+    active_before: admission.activeBefore,
+    limit: admission.limit,
+  });
 }
 
 export function createApp(options: AppOptions): Express {

@@ -3,7 +3,7 @@
 // config files only, and everything that reports on them says "set" or redacts.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
-import { ENV_FILE } from './settings.ts';
+import { credentialsFile, ENV_FILE } from './settings.ts';
 
 export interface Credentials {
   redisPassword: string;
@@ -72,8 +72,11 @@ export class CredentialsError extends Error {
   }
 }
 
-/** Reads .env.tasks (creating it first if missing). Throws naming the missing key, never a value. */
-export function loadCredentials(file = ENV_FILE): Credentials {
+/**
+ * Reads .env.tasks, or the file TASKS_LAB_ENV_FILE names (creating it first if missing).
+ * Throws naming the missing key, never a value.
+ */
+export function loadCredentials(file = credentialsFile()): Credentials {
   prepareCredentials(file);
   const mode = statSync(file).mode & 0o777;
   if (mode !== 0o600) throw new CredentialsError(`${file} must have mode 0600 (it has ${mode.toString(8)})`);

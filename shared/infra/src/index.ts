@@ -6,3 +6,5 @@ export * from './connections.ts';
 export * from './private-redis.ts';
 export { nativeMysqlPid, nativeRedisPid } from './native.ts';
 export * from './migrations.ts';
+export * from './private-mysql.ts';
+export { findBinaries } from './binaries.ts';

@@ -40,6 +40,10 @@ export function freePort(): Promise<number> {
 export interface PrivateRedisOptions {
   /** How long a start (or restart) may take before it counts as failed. */
   startTimeoutMs?: number;
+  /** @defaultValue a new random one (the soak passes the one in its own credentials file) */
+  password?: string;
+  /** @defaultValue 64 */
+  maxMemoryMb?: number;
 }
 
 export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
@@ -48,12 +52,12 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   if (!binary) throw new Error('redis-server is not installed; run pnpm infra:up once (it installs or explains)');
   const dir = mkdtempSync(join(tmpdir(), 'tasks-lab-redis-'));
   const port = await freePort();
-  const password = randomBytes(16).toString('hex');
+  const password = options.password ?? randomBytes(16).toString('hex');
   const conf = join(dir, 'redis.conf');
   writeFileSync(
     conf,
     [`bind 127.0.0.1`, `port ${port}`, `requirepass ${password}`, 'appendonly yes', 'appendfsync everysec', 'save ""',
-      'maxmemory 64mb', 'maxmemory-policy noeviction', `dir ${dir}`, ''].join('\n'),
+      `maxmemory ${options.maxMemoryMb ?? 64}mb`, 'maxmemory-policy noeviction', `dir ${dir}`, ''].join('\n'),
     { mode: 0o600 },
   );
   let child: ChildProcess | undefined;

@@ -10,6 +10,16 @@ export const DATA_DIR = resolve(INFRA_DIR, '.data');
 /** The course's `.env.tasks`: generated passwords, mode 0600, git-ignored, never printed. */
 export const ENV_FILE = resolve(REPO_ROOT, '.env.tasks');
 
+/**
+ * The credentials the labs' clients connect with: `.env.tasks`, unless TASKS_LAB_ENV_FILE names
+ * another file (the soak runs the pipeline on its own private Redis and database, whose passwords
+ * it generates into a file of its own, and passes that file's path to every process it starts).
+ */
+export function credentialsFile(): string {
+  const override = process.env.TASKS_LAB_ENV_FILE;
+  return override ? resolve(override) : ENV_FILE;
+}
+
 export const HOST = '127.0.0.1';
 
 export interface ServiceSettings {

@@ -14,6 +14,8 @@ export interface RunTotals {
   exercises: Tally;
   /** Lessons whose course coverage holds (passed) or has problems (failed). */
   coverage: Tally;
+  /** The soak's invariants (`pnpm soak -- --profile ci`): one result each. */
+  soak: Tally;
   leakedSecrets: number;
   leftovers: Leftover[];
   /** Packages that should have reported in this run and did not. */
@@ -32,12 +34,13 @@ export function formatElapsed(ms: number): string {
 }
 
 export function closingSection(totals: RunTotals): { lines: string[]; failed: number } {
-  const { tests, checks, exercises, coverage, leakedSecrets, leftovers, missing, turboStatus } = totals;
+  const { tests, checks, exercises, coverage, soak, leakedSecrets, leftovers, missing, turboStatus } = totals;
   const lines = [
     `vitest tests:     ${formatSummary(tests)}`,
     `verify checks:    ${formatSummary(checks)}`,
     `exercise checks:  ${formatSummary(exercises)}`,
     `course coverage:  ${formatSummary(coverage)} (lessons)`,
+    `soak invariants:  ${formatSummary(soak)} (short profile)`,
     `secrets:          ${leakedSecrets === 0 ? 'no generated password appears in the output' : `${leakedSecrets} generated password(s) appear in the output`}`,
     `processes:        ${leftovers.length === 0 ? 'nothing the labs started is still running' : `${leftovers.length} left running`}`,
     ...leftovers.map((p) => `left running: pid ${p.pid} ${p.command}`),
@@ -45,8 +48,8 @@ export function closingSection(totals: RunTotals): { lines: string[]; failed: nu
   ];
   if (turboStatus !== 0) lines.push(`turbo exited with ${turboStatus}: a typecheck, test or verify failed (see above)`);
   const failed =
-    tests.failed + checks.failed + exercises.failed + coverage.failed + missing.length + leakedSecrets + leftovers.length + (turboStatus === 0 ? 0 : 1);
-  const passed = tests.passed + checks.passed + exercises.passed + coverage.passed;
+    tests.failed + checks.failed + exercises.failed + coverage.failed + soak.failed + missing.length + leakedSecrets + leftovers.length + (turboStatus === 0 ? 0 : 1);
+  const passed = tests.passed + checks.passed + exercises.passed + coverage.passed + soak.passed;
   lines.push(`time:             ${formatElapsed(totals.elapsedMs)}`, formatSummary({ passed, failed }));
   return { lines, failed };
 }

@@ -2,12 +2,14 @@
 //   1. turbo runs every package's typecheck, vitest tests and verify script
 //   2. every exercise fails untouched and every solution passes
 //   3. every lesson's course coverage holds (pnpm lab coverage)
-//   4. a closing section adds up tests, verify checks, exercise checks and coverage, says how long
+//   4. the soak's short profile (pnpm soak -- --profile ci): the durable pipeline under faults,
+//      after turbo, because it loads both cores and crashes its own private Redis and database
+//   5. a closing section adds up tests, verify checks, exercise checks and coverage, says how long
 //      the run took, and ends with one `N passed, N failed` line
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { countLeakedSecrets, ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
+import { countLeakedSecrets, ensureInfra, findBinaries, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { closingSection, type Tally } from './closing.ts';
 import { checkAllExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
@@ -76,6 +78,23 @@ function runEchoed(command: string, args: string[], env: NodeJS.ProcessEnv): Pro
   });
 }
 
+/**
+ * `pnpm soak -- --profile ci` with a new seed each run (a soak explores; a failing seed is printed
+ * with the command that repeats it). Its invariant lines are the tally; no line at all is a failure.
+ * Machines without the server binaries (Docker only) cannot run it: said, and not counted.
+ */
+async function runSoakProfile(): Promise<{ tally: Tally; output: string }> {
+  const binaries = findBinaries();
+  if (!binaries.redisServer || !binaries.mysqlServer) {
+    console.log('soak skipped: it starts a private Redis and database from their binaries, and this machine has none (Docker mode)');
+    return { tally: { passed: 0, failed: 0 }, output: '' };
+  }
+  const run = await runEchoed('pnpm', ['--silent', 'soak', '--profile', 'ci'], process.env);
+  const passed = run.output.split('\n').filter((line) => line.startsWith('✓ pass')).length;
+  const failed = run.output.split('\n').filter((line) => line.startsWith('✗ FAIL')).length;
+  return { tally: { passed, failed: failed + (run.status !== 0 && failed === 0 ? 1 : 0) }, output: run.output };
+}
+
 const started = Date.now();
 // Lessons 08+ need Redis and the database. Start them once, before turbo runs labs in parallel.
 const needsServices = LESSONS.some((lesson) => (findLab(lesson)?.needs.length ?? 0) > 0);
@@ -91,11 +110,13 @@ console.log('\nCourse coverage: every checklist item of every lesson is graded o
 const coverage = await allCoverage(LESSONS.map((lesson) => findLab(lesson)).filter((lab) => lab !== undefined));
 for (const lesson of coverage) for (const line of formatCoverage(lesson)) console.log(line);
 const coverageFailed = coverage.filter((c) => c.problems.length > 0).length;
+console.log('\nSoak, short profile: the durable pipeline under many faults at once, judged by its invariants');
+const soak = await runSoakProfile();
 const { tests, checks, missing } = tallyReports(started);
 const exercisePassed = exercises.filter((r) => r.ok).length;
 
 // The generated passwords must never reach any output: look for each one in everything printed.
-const leakedSecrets = countLeakedSecrets(turbo.output);
+const leakedSecrets = countLeakedSecrets(turbo.output) + countLeakedSecrets(soak.output);
 // Every worker, child and thread a lab started must be gone; the labs' own services stay up.
 const services = new Set([nativeRedisPid(), nativeMysqlPid()].filter((pid): pid is number => pid !== undefined));
 const leftovers = findLeftovers(REPO_ROOT, services);
@@ -105,6 +126,7 @@ const { lines, failed } = closingSection({
   checks,
   exercises: { passed: exercisePassed, failed: exercises.length - exercisePassed },
   coverage: { passed: coverage.length - coverageFailed, failed: coverageFailed },
+  soak: soak.tally,
   leakedSecrets,
   leftovers,
   missing,

@@ -6,6 +6,7 @@ const clean: RunTotals = {
   checks: { passed: 92, failed: 0 },
   exercises: { passed: 20, failed: 0 },
   coverage: { passed: 10, failed: 0 },
+  soak: { passed: 13, failed: 0 },
   leakedSecrets: 0,
   leftovers: [],
   missing: [],
@@ -17,7 +18,7 @@ describe('closing section of pnpm test', () => {
   it('When pnpm test ends, Then the closing section says how long it took, just before the N passed, N failed line [test:test-all-prints-duration]', () => {
     const { lines } = closingSection(clean);
     expect(lines.at(-2)).toBe('time:             12m 34s');
-    expect(lines.at(-1)).toBe('765 passed, 0 failed');
+    expect(lines.at(-1)).toBe('778 passed, 0 failed');
   });
 
   it('When something failed, Then every kind of failure counts in the closing line', () => {
@@ -31,7 +32,7 @@ describe('closing section of pnpm test', () => {
     });
     expect(failed).toBe(1 + 2 + 1 + 1 + 1);
     expect(lines).toContain('left running: pid 4242 node --import tsx src/worker.ts');
-    expect(lines.at(-1)).toBe('764 passed, 6 failed');
+    expect(lines.at(-1)).toBe('777 passed, 6 failed');
   });
 
   it('When a duration is printed, Then it reads as seconds, minutes or hours', () => {

@@ -184,7 +184,9 @@ export const workerKilledHoldingLease: MatrixRow = defineRow<KilledWorkerDetails
     await startRowWorker(lab, BULK_QUEUE, { name: 'second worker (in-process)' });
     const { sightings } = startRowScanner(lab, { publisher });
     const t = lab.timings;
-    const succeeded = await untilState(lab, (s) => s.status === 'succeeded', t.leaseMs + t.retryBackoffMs + 10_000, killAt);
+    // Every timer on the path, the scan and the publisher's poll included: with the course's
+    // timings (a 5 s scan, a 5 s poll) a wait of lease + backoff alone can end before the retry runs.
+    const succeeded = await untilState(lab, (s) => s.status === 'succeeded', t.leaseMs + t.recoveryScanMs + t.retryBackoffMs + t.pollMs + 10_000, killAt);
     const requeue = sightings.find((s) => s.recovered.jobId === admitted.jobId && s.recovered.from === 'running');
     const events = await eventsOf(lab.pool, admitted.jobId);
     const verdict = await verifyArtifact(lab, admitted.jobId);
@@ -451,18 +453,22 @@ export const dispatchedNeverClaimed: MatrixRow = defineRow<UnclaimedDetails>('di
     const removed = await removeWakeUp(lab, FAST_QUEUE, admitted.eventId);
     const [dispatch] = await lab.pool.query<RowDataPacket[]>(READ_LAST_DISPATCH, [jobId]);
     const dispatchedAt = dispatch[0]?.last_dispatched_at instanceof Date ? dispatch[0].last_dispatched_at.getTime() : undefined;
-    const thresholdAt = dispatchedAt === undefined ? undefined : lab.rec.at(dispatchedAt + lab.timings.unclaimedThresholdMs);
+    // The recovery is timed from the dispatch whose message was lost: the unclaimed budget
+    // (threshold + scan + allowance) counts the threshold, so timing from the threshold's end
+    // would leave the check a whole threshold too lenient.
+    const lostAt = dispatchedAt === undefined ? undefined : lab.rec.at(dispatchedAt);
     // A worker comes up now: the lost message will never reach it; only a new event can.
     await startRowWorker(lab, FAST_QUEUE);
     const { sightings } = startRowScanner(lab, { publisher });
-    const redispatched = await within(lab, 'the scanner to redispatch', () => redispatchesOf(sightings, jobId)[0], lab.timings.unclaimedThresholdMs + 3000);
+    // The first scan after the threshold may come up to one scan interval later.
+    const redispatched = await within(lab, 'the scanner to redispatch', () => redispatchesOf(sightings, jobId)[0], lab.timings.unclaimedThresholdMs + lab.timings.recoveryScanMs + 3000);
     const succeeded = redispatched ? await untilState(lab, (s) => s.status === 'succeeded', 10_000) : undefined;
     const events = await eventsOf(lab.pool, jobId);
     const verdict = await verifyArtifact(lab, jobId);
     const last = lab.rec.latest();
     return {
       jobId,
-      recovery: { fromMs: thresholdAt, toMs: succeeded?.at_ms },
+      recovery: { fromMs: lostAt, toMs: succeeded?.at_ms },
       sends: sendsOf(events),
       artifactSha256: verdict.artifactSha256 ?? null,
       workerRan: true,
