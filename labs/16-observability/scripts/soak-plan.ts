@@ -35,6 +35,11 @@ export interface SoakProfile {
   /** Of every 100 jobs, how many are bulk (31+ products) and how many a client cancels. */
   bulkPercent: number;
   cancelPercent: number;
+  /**
+   * Of every 100 jobs, how many go through a second API whose deadline is SHORT_DEADLINE_MS: under
+   * the faults some of them miss it, so every soak also runs the deadline and dead-letter path.
+   */
+  shortDeadlinePercent: number;
   /** The gate's limit: low enough that the backlog a fault builds up meets it. */
   admissionLimit: number;
   /** One fault starts every this many ms on average (the gaps are random, seeded). */
@@ -56,6 +61,7 @@ export const PROFILES: Readonly<Record<SoakProfile['name'], SoakProfile>> = {
     publishers: 2,
     bulkPercent: 5,
     cancelPercent: 5,
+    shortDeadlinePercent: 5,
     admissionLimit: 40,
     meanFaultGapMs: 2000,
     deadlineMs: 20_000,
@@ -71,6 +77,7 @@ export const PROFILES: Readonly<Record<SoakProfile['name'], SoakProfile>> = {
     publishers: 2,
     bulkPercent: 5,
     cancelPercent: 5,
+    shortDeadlinePercent: 3,
     admissionLimit: 40,
     meanFaultGapMs: 3000,
     deadlineMs: 30_000,
@@ -79,6 +86,8 @@ export const PROFILES: Readonly<Record<SoakProfile['name'], SoakProfile>> = {
 
 /** Products the soak's database has; a bulk job asks for more than the fast route's 30. */
 export const SOAK_PRODUCTS = 45;
+/** The deadline of the jobs sent to the second API: the shortest EXPORT_DEADLINE_MS allows. */
+export const SHORT_DEADLINE_MS = 1000;
 
 export interface PlannedSubmission {
   /** 0-based: the i-th job of the plan; its Idempotency-Key is built from it and the seed. */
@@ -88,6 +97,8 @@ export interface PlannedSubmission {
   productIds: number[];
   /** When the client asks to cancel it, after its 202; undefined: never. */
   cancelAfterMs?: number;
+  /** Sent to the API whose deadline is SHORT_DEADLINE_MS. */
+  shortDeadline?: true;
 }
 
 export interface PlannedFault {
@@ -147,11 +158,13 @@ export function planSubmissions(profile: SoakProfile, random: () => number): Pla
   return Array.from({ length: profile.jobs }, (_, index) => {
     const bulk = random() * 100 < profile.bulkPercent;
     const cancel = random() * 100 < profile.cancelPercent;
+    const shortDeadline = random() * 100 < profile.shortDeadlinePercent;
     return {
       index,
       atMs: Math.round(index * gap),
       productIds: productsFor(random, bulk),
       ...(cancel ? { cancelAfterMs: between(random, 0, 1500) } : {}),
+      ...(shortDeadline ? { shortDeadline: true as const } : {}),
     };
   });
 }

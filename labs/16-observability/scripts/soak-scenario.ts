@@ -38,7 +38,7 @@ import {
 } from '../src/options.ts';
 import { parsePhaseLines } from '../src/phase-log.ts';
 import { verifyTerminal } from '../src/terminal-check.ts';
-import { describeFault, FAULT_KINDS, SOAK_PRODUCTS, submissionKey, type FaultKind, type PlannedFault, type PlannedSubmission, type SoakPlan, type SoakProfile } from './soak-plan.ts';
+import { describeFault, FAULT_KINDS, SHORT_DEADLINE_MS, SOAK_PRODUCTS, submissionKey, type FaultKind, type PlannedFault, type PlannedSubmission, type SoakPlan, type SoakProfile } from './soak-plan.ts';
 
 const script = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const SERVER = script('../src/server.ts');
@@ -204,6 +204,8 @@ class Component {
 interface Pipeline {
   api: Component;
   apiUrl: string;
+  /** A second API on the same database whose jobs get SHORT_DEADLINE_MS (never a fault's target). */
+  shortDeadlineApiUrl: string;
   publishers: Component[];
   workers: Component[];
   scanner: Component;
@@ -212,20 +214,22 @@ interface Pipeline {
 
 async function startPipeline(res: Resources, env: NodeJS.ProcessEnv, plan: SoakPlan, onExit: (exit: Omit<UnexpectedExit, 'atMs'>) => void): Promise<Pipeline> {
   const port = await freePort();
+  const shortDeadlinePort = await freePort();
   const component = (name: string, path: string, ready: RegExp, extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) =>
     new Component(name, () => launchProcess(path, { ready, resources: res, readyTimeoutMs: 30_000, args: extra.args, env: { ...env, ...extra.env } }), onExit);
   const { profile } = plan;
   const api = component('api', SERVER, /listening on/, { env: { PORT: String(port) } });
+  const shortDeadlineApi = component('api (short deadline)', SERVER, /listening on/, { env: { PORT: String(shortDeadlinePort), EXPORT_DEADLINE_MS: String(SHORT_DEADLINE_MS) } });
   const scanner = component('scanner', SCANNER, /recovery scanner \d+ ready/);
   const publishers = Array.from({ length: profile.publishers }, (_, i) => component(`publisher ${i}`, PUBLISHER, /publisher \d+ ready/));
   const workers = [
     ...Array.from({ length: profile.fastWorkers }, (_, i) => component(`worker ${i} (fast)`, WORKER, /export worker \d+ ready/, { args: ['fast'] })),
     ...Array.from({ length: profile.bulkWorkers }, (_, i) => component(`worker ${profile.fastWorkers + i} (bulk)`, WORKER, /export worker \d+ ready/, { args: ['bulk'] })),
   ];
-  const all = [api, scanner, ...publishers, ...workers];
+  const all = [api, shortDeadlineApi, scanner, ...publishers, ...workers];
   res.defer(() => Promise.all(all.map((c) => c.stop())));
   await Promise.all(all.map((c) => c.launch()));
-  return { api, apiUrl: `http://127.0.0.1:${port}`, publishers, workers, scanner, all };
+  return { api, apiUrl: `http://127.0.0.1:${port}`, shortDeadlineApiUrl: `http://127.0.0.1:${shortDeadlinePort}`, publishers, workers, scanner, all };
 }
 
 // ---- the clients -------------------------------------------------------------------------
@@ -290,7 +294,7 @@ async function submitOne(apiUrl: string, seed: number, planned: PlannedSubmissio
 }
 
 /** `clients` loops take the submissions in order, each at its planned time (or when a client is free). */
-async function runClients(apiUrl: string, plan: SoakPlan, startedAt: number, seen: SubmissionSeen[]): Promise<void> {
+async function runClients(pipeline: Pipeline, plan: SoakPlan, startedAt: number, seen: SubmissionSeen[]): Promise<void> {
   let next = 0;
   const client = async () => {
     for (;;) {
@@ -299,7 +303,7 @@ async function runClients(apiUrl: string, plan: SoakPlan, startedAt: number, see
       if (!planned) return;
       const wait = startedAt + planned.atMs - Date.now();
       if (wait > 0) await sleep(wait);
-      await submitOne(apiUrl, plan.seed, planned, seen[index]!);
+      await submitOne(planned.shortDeadline ? pipeline.shortDeadlineApiUrl : pipeline.apiUrl, plan.seed, planned, seen[index]!);
     }
   };
   await Promise.all(Array.from({ length: plan.profile.clients }, client));
@@ -512,7 +516,7 @@ export async function runSoak(plan: SoakPlan, options: SoakOptions = {}): Promis
       unexpectedExits.push({ ...exit, atMs: Date.now() - loadStartedAt });
       log(`  ${exit.component} exited on its own (${exit.exit}); started again`);
     });
-    log(`pipeline up: api, scanner, ${plan.profile.publishers} publishers, ${plan.profile.fastWorkers} fast + ${plan.profile.bulkWorkers} bulk workers`);
+    log(`pipeline up: api, api with a ${SHORT_DEADLINE_MS / 1000} s deadline, scanner, ${plan.profile.publishers} publishers, ${plan.profile.fastWorkers} fast + ${plan.profile.bulkWorkers} bulk workers`);
 
     // ---- the load and the faults, side by side
     const submissions: SubmissionSeen[] = plan.submissions.map((s) => ({ index: s.index, key: submissionKey(plan.seed, s.index), requests: 0, noAnswer: 0, statuses: {} }));
@@ -526,7 +530,7 @@ export async function runSoak(plan: SoakPlan, options: SoakOptions = {}): Promis
     }, 5000);
     res.defer(() => clearInterval(progress));
     await Promise.all([
-      runClients(pipeline.apiUrl, plan, loadStartedAt, submissions),
+      runClients(pipeline, plan, loadStartedAt, submissions),
       runFaults(plan, { pipeline, redis, mysql }, loadStartedAt, faults, log),
     ]);
     clearInterval(progress);

@@ -67,7 +67,7 @@ async function main(): Promise<number> {
   if (missing.length > 0) throw new Error('the soak starts its own Redis and database from their binaries; run pnpm infra:up once (it installs them or says how)');
   const plan = planSoak(args.seed, args.profile, soakTimings(args.profile).leaseMs);
   const { profile } = plan;
-  console.log(`Soak, profile ${profile.name}, seed ${args.seed}: ${profile.jobs} jobs over ${profile.submitWindowMs / 1000} s (${profile.bulkPercent} % bulk, ${profile.cancelPercent} % cancelled), ${plan.faults.length} faults, admission limit ${profile.admissionLimit}`);
+  console.log(`Soak, profile ${profile.name}, seed ${args.seed}: ${profile.jobs} jobs over ${profile.submitWindowMs / 1000} s (${profile.bulkPercent} % bulk, ${profile.cancelPercent} % cancelled, ${profile.shortDeadlinePercent} % with a 1 s deadline), ${plan.faults.length} faults, admission limit ${profile.admissionLimit}`);
   console.log(`faults: ${plan.faults.map(describeFault).join('; ')}`);
 
   const started = Date.now();

@@ -50,8 +50,10 @@ describe('planSoak', () => {
     }
     const bulk = submissions.filter((s) => s.productIds.length > 30).length;
     const cancelled = submissions.filter((s) => s.cancelAfterMs !== undefined).length;
+    const shortDeadline = submissions.filter((s) => s.shortDeadline).length;
     expect(bulk).toBeGreaterThan(0);
     expect(cancelled).toBeGreaterThan(0);
+    expect(shortDeadline).toBeGreaterThan(0);
     expect(submissionKey(5, 3)).toBe('soak-5-3');
   });
 

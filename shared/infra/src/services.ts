@@ -17,14 +17,14 @@ import { loadCredentials, prepareCredentials, type Credentials } from './credent
 import { dockerDown, dockerEngineRuns, dockerUp } from './docker.ts';
 import { nativeMysqlPid, nativeRedisPid, startNativeMysql, startNativeRedis, stopPid } from './native.ts';
 import { probeMysql, probeRedis, type ProbeResult } from './probe.ts';
-import { DATA_DIR, serviceSettings, type ServiceSettings } from './settings.ts';
+import { credentialsFile, DATA_DIR, ENV_FILE, serviceSettings, type ServiceSettings } from './settings.ts';
 
 export type Service = 'redis' | 'mysql';
 export type Mode = 'docker' | 'native';
 
 export interface Problem {
   service: Service;
-  code: 'missing-binary' | 'old-version' | 'port-taken' | 'bad-password';
+  code: 'missing-binary' | 'old-version' | 'port-taken' | 'bad-password' | 'not-answering';
   /** What is wrong and how to fix it, in one or two sentences. Never contains a secret. */
   message: string;
 }
@@ -177,6 +177,17 @@ export async function ensureInfra(options: UpOptions = {}): Promise<{ mode: Mode
   // Fast path, no lock: everything already answers with our passwords.
   const states = await Promise.all(services.map((s) => probe(s, settings, credentials)));
   if (states.every((s) => s.state === 'healthy')) return { mode: readMode() ?? 'native', started: [] };
+  // Credentials other than .env.tasks (TASKS_LAB_ENV_FILE) belong to services someone else runs:
+  // the soak's private Redis and database, which it crashes on purpose. A process restarted while
+  // one of them is down must wait for it, never start the labs' own service on its port (that
+  // would take the port, rewrite infra/.data's pid file and outlive the soak).
+  if (credentialsFile() !== ENV_FILE) {
+    throw new InfraError(
+      services
+        .filter((_, i) => states[i]?.state !== 'healthy')
+        .map((service) => ({ service, code: 'not-answering' as const, message: `127.0.0.1:${portOf(service, settings)} does not answer; it is run outside the labs (TASKS_LAB_ENV_FILE is set), so it is not started here` })),
+    );
+  }
 
   return withLock(async () => {
     const mode = chooseMode();
