@@ -8,7 +8,9 @@
 // Every part is a real process on the lab's own Redis and MariaDB, with the course's settings
 // (admission limit 100, lease 30 s, scan every 5 s, unclaimed after 60 s) and worker concurrency
 // 2, on a scratch database and BullMQ prefix made for each configuration and dropped after it.
-// The mix is all fast: every export is products [1, 2, 3] (small jobs only reach the fast worker).
+// Two mixes. All fast: every export is products [1, 2, 3] (small jobs only reach the fast worker).
+// Mixed: every BULK_EVERY-th request asks for products 1 to 40 instead (bulk: routed to
+// exports.bulk and written in 4 chunks), and one bulk worker process runs beside the fast ones.
 // Phase logs are at LOG_LEVEL=warn: the figures are the pipeline's, not the log pipe's.
 //
 // Per configuration (workers x publishers), RUNS runs of LOAD_SECONDS of closed-loop load from
@@ -34,6 +36,7 @@ import { ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { launchProcess, runMain, startTsProcess, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
 import { scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { median } from '@tasks-lab/13-admission/bench';
+import { seedProducts } from '@tasks-lab/11-mysql-leases';
 import { freshDatabase } from '../src/database.ts';
 import { COURSE_TIMINGS } from '../src/options.ts';
 import type { LoadReport } from './bench-load.ts';
@@ -51,15 +54,24 @@ const CLIENTS = 16;
 const WORKER_CONCURRENCY = 2;
 
 export interface Configuration {
+  /** Fast worker processes. */
   workers: number;
   publishers: number;
+  /** 'mixed': one request in BULK_EVERY is a bulk export, and one bulk worker process runs too. @defaultValue 'fast' */
+  mix?: 'fast' | 'mixed';
 }
+
+/** In the mixed runs, one request in this many is a bulk export (40 products). */
+export const BULK_EVERY = 10;
+/** Enough products for a bulk export of 40 (the migration seeds fewer). */
+const BENCH_PRODUCTS = 45;
 
 export const CONFIGURATIONS: readonly Configuration[] = [
   { workers: 1, publishers: 1 },
   { workers: 2, publishers: 1 },
   { workers: 4, publishers: 1 },
   { workers: 4, publishers: 2 },
+  { workers: 2, publishers: 1, mix: 'mixed' },
 ];
 
 export interface Percentiles {
@@ -171,13 +183,15 @@ async function startPipeline(res: Resources, configuration: Configuration, env: 
   ];
   for (let i = 0; i < configuration.publishers; i += 1) starts.push(start('publisher', PUBLISHER, /publisher \d+ ready/));
   for (let i = 0; i < configuration.workers; i += 1) starts.push(start('worker', WORKER, /export worker \d+ ready/, { args: ['fast'] }));
+  if (configuration.mix === 'mixed') starts.push(start('worker', WORKER, /export worker \d+ ready/, { args: ['bulk'] }));
   const processes = await Promise.all(starts);
   for (const [role, pid] of [['mariadb', nativeMysqlPid()], ['redis', nativeRedisPid()]] as const) if (pid !== undefined) processes.push({ role, pid });
   return { url: `http://127.0.0.1:${port}`, processes };
 }
 
-async function runLoad(url: string, seconds: number): Promise<LoadReport> {
-  const load = startTsProcess(LOAD, { args: [url, String(CLIENTS), String(seconds), PRODUCTS] });
+async function runLoad(url: string, seconds: number, configuration: Configuration): Promise<LoadReport> {
+  const bulkEvery = configuration.mix === 'mixed' ? BULK_EVERY : 0;
+  const load = startTsProcess(LOAD, { args: [url, String(CLIENTS), String(seconds), PRODUCTS, String(bulkEvery)] });
   const exit = await load.exited;
   const line = /LOAD (\{.*\})/.exec(load.output());
   if (!line) throw new Error(`the load generator printed no report (exit ${JSON.stringify(exit)}): ${load.output().slice(-300)}`);
@@ -215,6 +229,7 @@ async function measure(pool: Pool, configuration: Configuration, load: LoadRepor
 export async function runPipelineOnce(configuration: Configuration, seconds: number): Promise<PipelineRun> {
   return withResources(undefined, async (res) => {
     const db = res.add(await freshDatabase('bench'), (d) => d.drop());
+    await seedProducts(db.pool, BENCH_PRODUCTS);
     const prefix = scratchQueuePrefix(res, 'tasks-lab16-bench');
     const artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab16-bench-'));
     res.defer(() => rm(artifactsDir, { recursive: true, force: true }));
@@ -229,7 +244,7 @@ export async function runPipelineOnce(configuration: Configuration, seconds: num
     };
     const { url, processes } = await startPipeline(res, configuration, env);
     const cpuBefore = cpuByRole(processes);
-    const load = await runLoad(url, seconds);
+    const load = await runLoad(url, seconds, configuration);
     return measure(db.pool, configuration, load, cpuBefore, processes, load.cpuCores * seconds * 1000);
   });
 }
@@ -239,7 +254,7 @@ const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFix
 export function describeRun(run: PipelineRun): string {
   const c = run.configuration;
   return (
-    `workers ${c.workers}, publishers ${c.publishers}: ${fmt(run.exportsPerSecond, 1)} exports/s (${run.succeeded} succeeded, ${run.notFinished} not finished; ` +
+    `workers ${c.workers}${c.mix === 'mixed' ? ` + 1 bulk (1 in ${BULK_EVERY} bulk)` : ''}, publishers ${c.publishers}: ${fmt(run.exportsPerSecond, 1)} exports/s (${run.succeeded} succeeded, ${run.notFinished} not finished; ` +
     `202 ${run.load.accepted}, 503 ${run.load.refused}, errors ${run.load.failed}); total p50 ${fmt(run.totalMs.p50)} ms, p99 ${fmt(run.totalMs.p99)} ms ` +
     `(dispatch p50 ${fmt(run.dispatchMs.p50)}, claim p50 ${fmt(run.claimMs.p50)}, work p50 ${fmt(run.workMs.p50)}); ` +
     `lost wake-ups ${run.jobsWithRecoveryEvent}; load generator ${fmt(run.load.cpuCores * 100)} % of a core; ` +
@@ -255,7 +270,7 @@ export async function runPipelineBench(options: { runs: number; seconds: number;
     for (let i = 1; i <= options.runs; i += 1) {
       const run = await runPipelineOnce(configuration, options.seconds);
       all.push(run);
-      log(`[${configuration.workers}w/${configuration.publishers}p run ${i}/${options.runs}] ${describeRun(run)}`);
+      log(`[${configuration.workers}w/${configuration.publishers}p${configuration.mix === 'mixed' ? ' mixed' : ''} run ${i}/${options.runs}] ${describeRun(run)}`);
     }
   }
   return all;
@@ -273,7 +288,7 @@ async function main(): Promise<void> {
   for (const configuration of CONFIGURATIONS) {
     const mine = all.filter((r) => r.configuration === configuration);
     console.log(
-      `  workers ${configuration.workers}, publishers ${configuration.publishers}: ${fmt(median(mine.map((r) => r.exportsPerSecond)), 1)} exports/s, ` +
+      `  workers ${configuration.workers}${configuration.mix === 'mixed' ? ' + 1 bulk (mixed)' : ''}, publishers ${configuration.publishers}: ${fmt(median(mine.map((r) => r.exportsPerSecond)), 1)} exports/s, ` +
         `total p50 ${fmt(median(mine.map((r) => r.totalMs.p50)))} ms, p99 ${fmt(median(mine.map((r) => r.totalMs.p99)))} ms, lost wake-ups ${mine.reduce((n, r) => n + r.jobsWithRecoveryEvent, 0)}`,
     );
   }

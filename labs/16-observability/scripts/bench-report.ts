@@ -7,7 +7,7 @@ import { escapeXml } from '../src/matrix/timeline.ts';
 import { BOUND_LAB_LABELS, BOUND_LABS, boundMedians, formatBoundValue, settingName, type BoundsBenchResult } from './bench-bounds.ts';
 import type { RawBullmqRun } from './bench-bullmq.ts';
 import { claimMedian, claimMedians, indexSpeedup, type ClaimKind, type ClaimMedian, type ClaimsBenchResult, type Schema } from './bench-claims.ts';
-import type { Configuration, PipelineRun } from './bench-pipeline.ts';
+import { BULK_EVERY, type Configuration, type PipelineRun } from './bench-pipeline.ts';
 import { caseLabel, RECOVERY_CASES, recoveryMedians, TIMINGS, type RecoveryBenchResult, type RecoveryMedian, type TimingsName } from './bench-recovery.ts';
 import { TRANSACTIONS, type TransactionRates } from './bench-transactions.ts';
 
@@ -100,9 +100,17 @@ export interface PipelineMedian {
 /** The kinds of process the CPU table shows, in the order of an export's path. */
 export const CPU_ROLES = ['load', 'api', 'publisher', 'worker', 'scanner', 'mariadb', 'redis'] as const;
 
+/** Two configurations are the same when their workers, publishers and mix are (a missing mix is 'fast'). */
+const sameConfiguration = (a: Configuration, b: Configuration) => a.workers === b.workers && a.publishers === b.publishers && (a.mix ?? 'fast') === (b.mix ?? 'fast');
+
+/** The targets are for the all-fast mix: the fastest all-fast configuration (the mixed one does other work). */
+function bestAllFast(rows: readonly PipelineMedian[]): PipelineMedian | undefined {
+  return rows.filter((r) => (r.configuration.mix ?? 'fast') === 'fast').reduce<PipelineMedian | undefined>((a, b) => (!a || b.exportsPerSecond > a.exportsPerSecond ? b : a), undefined);
+}
+
 export function pipelineMedians(results: Pick<BenchResults, 'pipeline' | 'configurations'>): PipelineMedian[] {
   return results.configurations.map((configuration) => {
-    const mine = results.pipeline.filter((r) => r.configuration.workers === configuration.workers && r.configuration.publishers === configuration.publishers);
+    const mine = results.pipeline.filter((r) => sameConfiguration(r.configuration, configuration));
     const m = (pick: (r: PipelineRun) => number) => median(mine.map(pick));
     return {
       configuration,
@@ -122,7 +130,8 @@ export function pipelineMedians(results: Pick<BenchResults, 'pipeline' | 'config
 }
 
 const whole = (value: number) => (Number.isFinite(value) ? String(Math.round(value)) : '–');
-const configName = (c: Configuration) => `${c.workers} worker${c.workers > 1 ? 's' : ''}, ${c.publishers} publisher${c.publishers > 1 ? 's' : ''}`;
+const configName = (c: Configuration) =>
+  `${c.workers} worker${c.workers > 1 ? 's' : ''}${c.mix === 'mixed' ? ` + 1 bulk, 1 in ${BULK_EVERY} bulk` : ''}, ${c.publishers} publisher${c.publishers > 1 ? 's' : ''}`;
 
 export interface RenderedBenchmarks {
   markdown: string;
@@ -134,7 +143,7 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
   const rows = pipelineMedians(results);
   const raw = [1, 4, 16].map((concurrency) => ({ concurrency, rate: median(results.raw.filter((r) => r.concurrency === concurrency).map((r) => r.jobsPerSecond)) }));
   const rawAt4 = raw.find((r) => r.concurrency === 4)?.rate ?? Number.NaN;
-  const best = rows.reduce<PipelineMedian | undefined>((a, b) => (!a || b.exportsPerSecond > a.exportsPerSecond ? b : a), undefined);
+  const best = bestAllFast(rows);
   const charts: Record<string, string> = {
     'pipeline-throughput.svg': renderBarChart({
       title: 'Durable pipeline: exports per second, end to end',
@@ -185,7 +194,8 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
     '',
     '## The durable pipeline, end to end',
     '',
-    'A load generator process (16 clients, closed loop) POSTs `{"product_ids":[1,2,3]}` to lab 16\'s API; the admission gate,',
+    'A load generator process (16 clients, closed loop) POSTs `{"product_ids":[1,2,3]}` to lab 16\'s API (in the mixed runs, one',
+    `request in ${BULK_EVERY} asks for products 1 to 40 instead: a bulk export, for one bulk worker process); the admission gate,`,
     'the outbox, the publisher(s), BullMQ `exports.fast` and the worker process(es) (concurrency 2 each) take it to `succeeded`',
     '(`pnpm bench:pipeline`, [`scripts/bench-pipeline.ts`](../labs/16-observability/scripts/bench-pipeline.ts)). The course\'s settings',
     '(admission limit 100, lease 30 s, scanner every 5 s). Latencies are from the database\'s own timestamps: `dispatch` submit →',
@@ -221,7 +231,7 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
     '![raw BullMQ](benchmarks/raw-bullmq.svg)',
     '',
     best
-      ? `The best pipeline configuration (${configName(best.configuration)}) runs ${whole(best.exportsPerSecond)} exports/s: ${Number.isFinite(rawAt4) ? (best.exportsPerSecond / rawAt4).toFixed(3) : '–'} of raw BullMQ's rate at concurrency 4. Each durable export is five short transactions, a file and two queue hops (publisher and worker), where a raw job is one queue hop and no transaction.`
+      ? `The best all-fast configuration (${configName(best.configuration)}) runs ${whole(best.exportsPerSecond)} exports/s: ${Number.isFinite(rawAt4) ? (best.exportsPerSecond / rawAt4).toFixed(3) : '–'} of raw BullMQ's rate at concurrency 4. Each durable export is five short transactions, a file and two queue hops (publisher and worker), where a raw job is one queue hop and no transaction.`
       : '',
     '',
   ];
@@ -452,7 +462,7 @@ function recoveryTargets(recovery: RecoveryBenchResult | undefined, verdict: (ok
 /** The issue's targets, each with what was measured and whether it holds. */
 function renderTargets(rows: readonly PipelineMedian[], gate: GateBenchResult | undefined, tx: TransactionRates | undefined, recovery?: RecoveryBenchResult): string[] {
   const target = rows.find((r) => r.configuration.workers === 1 && r.configuration.publishers === 1);
-  const best = rows.reduce<PipelineMedian | undefined>((a, b) => (!a || b.exportsPerSecond > a.exportsPerSecond ? b : a), undefined);
+  const best = bestAllFast(rows);
   const lost = rows.reduce((n, r) => n + r.lostWakeUps, 0);
   const gateRatio = gate
     ? Math.max(...gate.medians.filter((m) => m.concurrency >= 4).map((m) => m.perSecond.counter / m.perSecond['hot-row']))
