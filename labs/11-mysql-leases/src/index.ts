@@ -62,6 +62,7 @@ export {
   readJob,
   readJobWith,
   decodeSnapshot,
+  microseconds,
 } from './leases.ts';
 export { type MySqlJobStoreOptions, MySqlJobStore, toExportJob } from './job-store.ts';
 export { seedProducts } from './seed-products.ts';

@@ -31,7 +31,8 @@ export interface SubmitResult {
 /** Anything that runs a query: the pool, or a connection inside a transaction. */
 type Queryable = Pick<Pool | PoolConnection, 'query'>;
 
-const microseconds = (ms: number) => Math.round(ms * 1000);
+/** Milliseconds as whole microseconds: what TIMESTAMPADD(MICROSECOND, ?, NOW(6)) takes (every timing is in ms). */
+export const microseconds = (ms: number): number => Math.round(ms * 1000);
 
 // ---------------------------------------------------------------------------------
 // Submission

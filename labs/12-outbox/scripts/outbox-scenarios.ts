@@ -157,6 +157,13 @@ async function startPublisherOn(ctx: OutboxContext, res: Resources, pool: Pool, 
   return res.add(publisher, (p) => p.close());
 }
 
+/**
+ * The experiment's own nudge channel, named after its private queue. On the lab's shared channel
+ * a nudge from anything else running at the same time (lesson 12's tests run beside its verify)
+ * would wake this publisher too, and a check counting nudges would count that one.
+ */
+const experimentChannel = (queueName: string) => `tasks-lab12:${queueName}:outbox-nudge`;
+
 /** Redis client for the submit side's nudges (fail fast), owned by the scope. */
 function nudger(ctx: OutboxContext, res: Resources): Redis {
   const redis = new Redis({ ...ctx.connection, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
@@ -173,11 +180,12 @@ export async function publisherPipeline(ctx: OutboxContext, signal: AbortSignal)
     const { queueName, queue } = await privateQueue(ctx, res, 'pipeline');
     await startWorkerOn(ctx, res, database, queueName);
     const errors: string[] = [];
-    const publisher = await startPublisherOn(ctx, res, pool, errors);
+    const channel = experimentChannel(queueName);
+    const publisher = await startPublisherOn(ctx, res, pool, errors, { nudgeChannel: channel });
     const redis = nudger(ctx, res);
     await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal });
     const { jobId, eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
-    await ctx.parts.publishNudge(redis).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
+    await ctx.parts.publishNudge(redis, { channel }).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
     const job = await waitForTerminalRow(pool, jobId, 15_000 + 2 * (ctx.timings.pollMs + ctx.timings.claimMs), signal);
     // The confirm follows the send; give it the claim's length to land.
     await waitFor('the event to be confirmed', async () => (await readEvent(pool, eventId))?.sentAt != null, { timeoutMs: ctx.timings.claimMs + 2000, intervalMs: 50, signal }).catch(() => {});
@@ -220,7 +228,8 @@ export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Pro
     const pool = await openPool(ctx, res, await databaseFor(ctx, res, 'nudge'));
     const { queueName } = await privateQueue(ctx, res, 'nudge');
     const errors: string[] = [];
-    const publisher = await startPublisherOn(ctx, res, pool, errors, { pollMs });
+    const channel = experimentChannel(queueName);
+    const publisher = await startPublisherOn(ctx, res, pool, errors, { pollMs, nudgeChannel: channel });
     const redis = nudger(ctx, res);
     await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal });
     // Idle: the first round found nothing (or sent what an earlier check left) and now waits for the poll.
@@ -228,7 +237,7 @@ export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Pro
     await sleep(300, signal); // the subscription is set up by now: subscribe is the publisher's first Redis command
     const before = publisher.stats();
     const { eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
-    await ctx.parts.publishNudge(redis).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
+    await ctx.parts.publishNudge(redis, { channel }).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
     await waitFor('the event to be sent', async () => (await readEvent(pool, eventId))?.sentAt != null, { timeoutMs: pollMs + 5000, intervalMs: 20, signal }).catch(() => {});
     const event = await readEvent(pool, eventId);
     const after = publisher.stats();

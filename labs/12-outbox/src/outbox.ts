@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { faultPoints, type FaultPoints } from '@tasks-lab/lab-kit';
 import { EXPORTS_QUEUE } from '@tasks-lab/08-broker-worker';
-import { checkSubmission, earlierAfterDuplicateKey, insertJobWith, withTransaction, type InsertJobSteps, type SubmitResult } from '@tasks-lab/11-mysql-leases';
+import { checkSubmission, earlierAfterDuplicateKey, insertJobWith, microseconds, withTransaction, type InsertJobSteps, type SubmitResult } from '@tasks-lab/11-mysql-leases';
 import { CLAIM_EVENTS, CONFIRM_SENT, FIRST_EVENT_OF_JOB, INSERT_EVENT, LOCK_CLAIMABLE_EVENTS, READ_CLAIMED_EVENTS, READ_EVENT, RELEASE_FAILED } from './outbox-queries.ts';
 
 export const SUBMIT_FAULT_POINTS = ['after-job-insert'] as const;
@@ -34,7 +34,6 @@ const defaultSubmitFaults = (): SubmitFaults => (processSubmitFaults ??= submitF
 /** Anything that runs a query: the pool, or a connection inside a transaction. */
 type Queryable = Pick<Pool | PoolConnection, 'query'>;
 
-const microseconds = (ms: number) => Math.round(ms * 1000);
 
 // ---------------------------------------------------------------------------------
 // Submission

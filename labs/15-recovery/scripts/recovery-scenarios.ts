@@ -21,7 +21,7 @@
 // can-fail tests run the same experiments with broken ones.
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { sleep, withResources, type Resources } from '@tasks-lab/lab-kit';
-import { claim, readJob, type JobRow } from '@tasks-lab/11-mysql-leases';
+import { claim, microseconds, readJob, type JobRow } from '@tasks-lab/11-mysql-leases';
 import { READ_EVENTS_OF_JOB } from '@tasks-lab/12-outbox';
 import { admitExport, BULK_QUEUE, COURSE_RULES, FAST_QUEUE, readGateCounter, type RouteQueue } from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
@@ -77,7 +77,6 @@ const COUNT_EVENTS = `SELECT COUNT(*) AS n FROM export_outbox`;
 /** Jobs that name `?` as the job they replay. Parameters: [jobId]. */
 const REPLAYS_OF = `SELECT id FROM export_jobs WHERE replay_of = ? ORDER BY created_at, id`;
 
-const micros = (ms: number) => Math.round(ms * 1000);
 
 // ---------------------------------------------------------------------------------
 // The pieces every experiment uses
@@ -189,7 +188,7 @@ export async function retryGate(ctx: RecoveryContext, signal: AbortSignal): Prom
     const pool = await openExperiment(ctx, res, 'retrygate');
     // The course's script, with a shorter gate.
     const courseJob = await submit(ctx, pool);
-    await pool.query(SET_NEXT_ATTEMPT_AHEAD, [micros(RETRY_GATE_MS), courseJob]);
+    await pool.query(SET_NEXT_ATTEMPT_AHEAD, [microseconds(RETRY_GATE_MS), courseJob]);
     const early = [await tryClaim(ctx, pool, courseJob), await tryClaim(ctx, pool, courseJob)];
     const attemptsBetween = (await mustRead(pool, courseJob)).attempts;
     await sleep(RETRY_GATE_MS + 100, res.signal);
@@ -234,8 +233,8 @@ export async function queuedRecovery(ctx: RecoveryContext, signal: AbortSignal):
     const pool = await openExperiment(ctx, res, 'queuedrec');
     const jobId = await submit(ctx, pool);
     // Its event was sent and confirmed 61 s ago; nobody claimed the job since.
-    await pool.query(MARK_EVENTS_SENT_AGO, [micros(DISPATCHED_AGO_MS), jobId]);
-    await pool.query(MARK_JOB_DISPATCHED_AGO, [micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), jobId]);
+    await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCHED_AGO_MS), jobId]);
+    await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), jobId]);
     const counts = async () => ({ unsent: await countOf(pool, COUNT_UNSENT_OF_JOB, [jobId]), events: await countOf(pool, COUNT_EVENTS) });
     const before = await counts();
     const first = seenIn(await runScan(ctx, pool), jobId);
@@ -401,8 +400,8 @@ export async function keepsRoute(ctx: RecoveryContext, signal: AbortSignal): Pro
     const bulkExpired = await submit(ctx, pool, { queueName: BULK_QUEUE });
     // And a fast job dispatched long ago that no worker claimed.
     const fastUnclaimed = await submit(ctx, pool, { queueName: FAST_QUEUE });
-    await pool.query(MARK_EVENTS_SENT_AGO, [micros(DISPATCHED_AGO_MS), fastUnclaimed]);
-    await pool.query(MARK_JOB_DISPATCHED_AGO, [micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), fastUnclaimed]);
+    await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCHED_AGO_MS), fastUnclaimed]);
+    await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), fastUnclaimed]);
     await tryClaim(ctx, pool, fastExpired);
     await tryClaim(ctx, pool, bulkExpired);
     await waitForLeaseToPass(pool, bulkExpired, ctx.timings.leaseMs, res.signal);

@@ -37,7 +37,7 @@ import { randomUUID } from 'node:crypto';
 import { DelayedError, type Job } from 'bullmq';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { statesThatMayMoveTo } from '@tasks-lab/01-state-machine';
-import { claim, CLAIM, ER_LOCK_WAIT_TIMEOUT, errnoOf, readJobWith, withTransaction, type ClaimedJob } from '@tasks-lab/11-mysql-leases';
+import { claim, CLAIM, ER_LOCK_WAIT_TIMEOUT, errnoOf, microseconds, readJobWith, withTransaction, type ClaimedJob } from '@tasks-lab/11-mysql-leases';
 
 export type { ClaimedJob };
 
@@ -61,7 +61,6 @@ const BUSY: ClaimAttempt = { outcome: 'busy' };
 /** lesson 01's table says which states may move to running (queued); never restated here. */
 const CLAIMABLE_STATES = statesThatMayMoveTo('running');
 
-const microseconds = (ms: number) => Math.round(ms * 1000);
 
 // ---------------------------------------------------------------------------------
 // The statements (named, parameterised; the conditions are lesson 11's LOCK_CLAIMABLE's)

@@ -26,7 +26,7 @@
 // ones) would break on the first crash.
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { withTransaction } from '@tasks-lab/11-mysql-leases';
+import { microseconds, withTransaction } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, LEAVE_GATE } from '@tasks-lab/13-admission';
 import {
   END_JOB,
@@ -90,7 +90,6 @@ export interface LockedJob {
 /** What happens to a locked job: its end, or the way it is woken again. */
 export type Decision = { to: 'cancelled' | 'failed'; reason: string; message: string } | { to: 'queued'; reason: 'lease_expired' | 'dispatch_overdue' };
 
-const microseconds = (ms: number) => Math.round(ms * 1000);
 
 /** One pass: the statement that locks its rows (with its parameters) and what it decides for each. */
 export interface RecoveryPass {

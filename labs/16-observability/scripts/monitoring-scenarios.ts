@@ -26,7 +26,7 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { redisOptions } from '@tasks-lab/infra';
 import { sleep, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { openQueue } from '@tasks-lab/08-broker-worker';
-import { artifactName, readJob } from '@tasks-lab/11-mysql-leases';
+import { artifactName, microseconds, readJob } from '@tasks-lab/11-mysql-leases';
 import { openNudgeClient } from '@tasks-lab/12-outbox';
 import { exportsAddress, FAST_QUEUE, finishAndLeave, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { scheduleOnce } from '@tasks-lab/14-schedule-slots';
@@ -59,7 +59,6 @@ export interface MonitoringContext {
 
 const SECOND_MS = 1000;
 const DAY_MS = 24 * 60 * 60 * SECOND_MS;
-const micros = (ms: number): number => Math.round(ms * 1000);
 
 // ---- ageing an experiment's own rows (named, parameterised, by id) ------------------------
 
@@ -227,10 +226,10 @@ export async function putRowsInKnownStates(ctx: MonitoringContext, pool: Pool, a
   await pool.query(MARK_EVENTS_SENT_AGO, [0, running]);
   await claimed(pool, running, 100, ctx.timings.maxAttempts);
   const dispatched = await admitted(pool);
-  await pool.query(MARK_EVENTS_SENT_AGO, [micros(DISPATCH_AGE_S * SECOND_MS), dispatched]);
-  await pool.query(MARK_JOB_DISPATCHED_AGO, [micros(DISPATCH_AGE_S * SECOND_MS), micros(DISPATCH_AGE_S * SECOND_MS), micros(DISPATCH_AGE_S * SECOND_MS), dispatched]);
+  await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCH_AGE_S * SECOND_MS), dispatched]);
+  await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(DISPATCH_AGE_S * SECOND_MS), microseconds(DISPATCH_AGE_S * SECOND_MS), microseconds(DISPATCH_AGE_S * SECOND_MS), dispatched]);
   const waiting = await admitted(pool);
-  await pool.query(MARK_UNSENT_CREATED_AGO, [micros(UNSENT_AGE_S * SECOND_MS), micros(UNSENT_AGE_S * SECOND_MS), waiting]);
+  await pool.query(MARK_UNSENT_CREATED_AGO, [microseconds(UNSENT_AGE_S * SECOND_MS), microseconds(UNSENT_AGE_S * SECOND_MS), waiting]);
   await sleep(150, signal); // the running job's 100 ms lease passes
   return {
     expected: {
@@ -395,21 +394,21 @@ export async function housekeeping(ctx: MonitoringContext, signal: AbortSignal):
     // scanner gives each a second event (which the steps below age, none older than the first).
     const queued = [await admitted(pool), await admitted(pool), await admitted(pool)];
     for (const jobId of queued) {
-      await pool.query(MARK_EVENTS_CREATED_AGO, [micros(outboxRetentionMs + 4 * DAY_MS), micros(outboxRetentionMs + 4 * DAY_MS), jobId]);
-      await pool.query(MARK_EVENTS_SENT_AGO, [micros(outboxRetentionMs + 3 * DAY_MS), jobId]);
-      await pool.query(MARK_JOB_DISPATCHED_AGO, [micros(outboxRetentionMs + 3 * DAY_MS), micros(outboxRetentionMs + 3 * DAY_MS), micros(outboxRetentionMs + 3 * DAY_MS), jobId]);
+      await pool.query(MARK_EVENTS_CREATED_AGO, [microseconds(outboxRetentionMs + 4 * DAY_MS), microseconds(outboxRetentionMs + 4 * DAY_MS), jobId]);
+      await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(outboxRetentionMs + 3 * DAY_MS), jobId]);
+      await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(outboxRetentionMs + 3 * DAY_MS), microseconds(outboxRetentionMs + 3 * DAY_MS), microseconds(outboxRetentionMs + 3 * DAY_MS), jobId]);
     }
     await recoverBatch(pool, { batch: 50, retryBackoffMs: 500, unclaimedThresholdMs: SECOND_MS, maxAttempts: ctx.timings.maxAttempts });
     const [first0, second0] = await eventsOf(pool, queued[0]!);
     const [first1, second1] = await eventsOf(pool, queued[1]!);
     const [, second2] = await eventsOf(pool, queued[2]!);
     if (!first0 || !second0 || !first1 || !second1 || !second2) throw new Error('the recovery batch did not give each queued job a second event');
-    await pool.query(MARK_EVENT_SENT_AGO, [micros(outboxRetentionMs + DAY_MS), second0]);
-    await pool.query(MARK_EVENT_SENT_AGO, [micros(60 * SECOND_MS), second1]);
-    await pool.query(MARK_EVENT_CREATED_AGO, [micros(outboxRetentionMs + 3 * DAY_MS), micros(outboxRetentionMs + 3 * DAY_MS), second2]);
+    await pool.query(MARK_EVENT_SENT_AGO, [microseconds(outboxRetentionMs + DAY_MS), second0]);
+    await pool.query(MARK_EVENT_SENT_AGO, [microseconds(60 * SECOND_MS), second1]);
+    await pool.query(MARK_EVENT_CREATED_AGO, [microseconds(outboxRetentionMs + 3 * DAY_MS), microseconds(outboxRetentionMs + 3 * DAY_MS), second2]);
 
     // Ages: the old terminal jobs (and the running one) untouched for 40 days.
-    for (const jobId of [oldFailed, oldReplayed, oldSucceeded, running]) await pool.query(AGE_JOB, [micros(old), jobId]);
+    for (const jobId of [oldFailed, oldReplayed, oldSucceeded, running]) await pool.query(AGE_JOB, [microseconds(old), jobId]);
     await setAge(join(artifactsDir, oldArtifact), old);
     await setAge(join(artifactsDir, recentArtifact), old);
     const orphanOld = `${randomUUID()}.${randomUUID()}.json`;

@@ -23,7 +23,7 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { withTransaction } from '@tasks-lab/11-mysql-leases';
+import { microseconds, withTransaction } from '@tasks-lab/11-mysql-leases';
 
 /** The terminal states, lesson 01's: a job in one of them never changes again. */
 export const TERMINAL_STATES = ['succeeded', 'failed', 'cancelled'] as const;
@@ -147,7 +147,6 @@ export interface HousekeepingReport {
   ms: number;
 }
 
-const micros = (ms: number): number => Math.round(ms * 1000);
 
 /** A bound on the loops: a bug (a DELETE that deletes nothing yet finds rows) must not spin for ever. */
 const MAX_ROUNDS = 100_000;
@@ -167,9 +166,9 @@ export async function pruneSentOutbox(pool: Pool, options: PruneOptions): Promis
   let deleted = 0;
   let statements = 0;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const [rows] = await pool.query<RowDataPacket[]>(READ_PRUNABLE_SENT_EVENTS, [micros(options.retentionMs), options.batch]);
+    const [rows] = await pool.query<RowDataPacket[]>(READ_PRUNABLE_SENT_EVENTS, [microseconds(options.retentionMs), options.batch]);
     if (rows.length === 0) break;
-    const [result] = await pool.query<ResultSetHeader>(DELETE_SENT_EVENTS, [rows.map((row) => String(row.id)), micros(options.retentionMs)]);
+    const [result] = await pool.query<ResultSetHeader>(DELETE_SENT_EVENTS, [rows.map((row) => String(row.id)), microseconds(options.retentionMs)]);
     deleted += result.affectedRows;
     statements += 1;
     if (rows.length < options.batch) break;
@@ -179,7 +178,7 @@ export async function pruneSentOutbox(pool: Pool, options: PruneOptions): Promis
 
 /** One round for one state, in ONE short transaction: lock the jobs, delete what points at them, then them. */
 async function pruneJobsRound(tx: PoolConnection, status: TerminalState, options: PruneOptions): Promise<{ found: number; deleted: number }> {
-  const [locked] = await tx.query<RowDataPacket[]>(LOCK_PRUNABLE_JOBS, [status, micros(options.retentionMs), options.batch]);
+  const [locked] = await tx.query<RowDataPacket[]>(LOCK_PRUNABLE_JOBS, [status, microseconds(options.retentionMs), options.batch]);
   if (locked.length === 0) return { found: 0, deleted: 0 };
   const ids = locked.map((row) => String(row.id));
   // The rows that reference a job go first: the foreign keys are checked at once, row by row.

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { FAULTS_ENV, faultRule, launchProcess, sleep, type Exit } from '@tasks-lab/lab-kit';
-import { artifactName, readJob, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
+import { artifactName, microseconds, readJob, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
 import { READ_DEAD_LETTER, requestCancel, type ClaimAttempt, type RecoveryReport } from '@tasks-lab/15-recovery';
 import { OBSERVABILITY_OPTIONS, WORKER_PROCESS_OPTIONS } from '../options.ts';
@@ -57,7 +57,6 @@ export const READ_LAST_DISPATCH = `
   FROM export_jobs
   WHERE id = ?`;
 
-const micros = (ms: number) => Math.round(ms * 1000);
 
 // ---- what the rows share ----------------------------------------------------------------
 
@@ -566,7 +565,7 @@ export const duplicateDuringBackoff: MatrixRow = defineRow<BackoffDetails>('dupl
     const admitted = await submit(lab, FAST_PRODUCTS);
     const jobId = admitted.jobId;
     await lab.rec.watch(lab.pool, jobId);
-    await lab.pool.query(SET_NEXT_ATTEMPT_AHEAD, [micros(BACKOFF_AHEAD_MS), jobId]);
+    await lab.pool.query(SET_NEXT_ATTEMPT_AHEAD, [microseconds(BACKOFF_AHEAD_MS), jobId]);
     lab.rec.inject(`action: next_attempt_at ${BACKOFF_AHEAD_MS} ms ahead, then two duplicate messages claim directly`);
     const claims = [seenClaim(await claimOnce(lab, jobId)), seenClaim(await claimOnce(lab, jobId))];
     return { jobId, details: { claims, after: await readJobState(lab.pool, jobId) } };
@@ -602,7 +601,7 @@ export const pendingEventSuppresses: MatrixRow = defineRow<PendingDetails>('pend
     const admitted = await submit(lab, FAST_PRODUCTS);
     const jobId = admitted.jobId;
     await lab.rec.watch(lab.pool, jobId);
-    await lab.pool.query(MARK_JOB_QUIET_SINCE, [micros(QUIET_FOR_MS), micros(QUIET_FOR_MS), micros(QUIET_FOR_MS), jobId]);
+    await lab.pool.query(MARK_JOB_QUIET_SINCE, [microseconds(QUIET_FOR_MS), microseconds(QUIET_FOR_MS), microseconds(QUIET_FOR_MS), jobId]);
     lab.rec.inject(`action: the job quiet for ${QUIET_FOR_MS / 1000} s with its event unsent; the scanner runs twice`);
     const before = await eventCounts(lab.pool, jobId);
     const scans: PendingDetails['scans'] = [];
