@@ -89,6 +89,9 @@ export interface PipelineMedian {
   dispatchP50: number;
   claimP50: number;
   workP50: number;
+  dispatchP99: number;
+  claimP99: number;
+  workP99: number;
   lostWakeUps: number;
   notFinished: number;
   loadCpu: number;
@@ -120,6 +123,9 @@ export function pipelineMedians(results: Pick<BenchResults, 'pipeline' | 'config
       dispatchP50: m((r) => r.dispatchMs.p50),
       claimP50: m((r) => r.claimMs.p50),
       workP50: m((r) => r.workMs.p50),
+      dispatchP99: m((r) => r.dispatchMs.p99),
+      claimP99: m((r) => r.claimMs.p99),
+      workP99: m((r) => r.workMs.p99),
       lostWakeUps: mine.reduce((n, r) => n + r.jobsWithRecoveryEvent, 0),
       notFinished: mine.reduce((n, r) => n + r.notFinished, 0),
       loadCpu: m((r) => r.load.cpuCores),
@@ -201,11 +207,11 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
     '(admission limit 100, lease 30 s, scanner every 5 s). Latencies are from the database\'s own timestamps: `dispatch` submit →',
     'event confirmed sent, `claim` sent → claimed, `work` claimed → succeeded.',
     '',
-    '| configuration | exports/s | p50 total (ms) | p99 total (ms) | p50 dispatch / claim / work (ms) | lost wake-ups | not finished | load generator CPU | runs |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|',
+    '| configuration | exports/s | p50 total (ms) | p99 total (ms) | p50 dispatch / claim / work (ms) | p99 dispatch / claim / work (ms) | lost wake-ups | not finished | load generator CPU | runs |',
+    '|---|---:|---:|---:|---|---|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${configName(r.configuration)} | ${whole(r.exportsPerSecond)} | ${whole(r.totalP50)} | ${whole(r.totalP99)} | ${whole(r.dispatchP50)} / ${whole(r.claimP50)} / ${whole(r.workP50)} | ${r.lostWakeUps} | ${r.notFinished} | ${whole(r.loadCpu * 100)} % of a core | ${r.runs} |`,
+        `| ${configName(r.configuration)} | ${whole(r.exportsPerSecond)} | ${whole(r.totalP50)} | ${whole(r.totalP99)} | ${whole(r.dispatchP50)} / ${whole(r.claimP50)} / ${whole(r.workP50)} | ${whole(r.dispatchP99)} / ${whole(r.claimP99)} / ${whole(r.workP99)} | ${r.lostWakeUps} | ${r.notFinished} | ${whole(r.loadCpu * 100)} % of a core | ${r.runs} |`,
     ),
     '',
     '![exports per second](benchmarks/pipeline-throughput.svg)',

@@ -17,6 +17,9 @@
 //                              waits for the real 30 s lease and 60 s threshold)
 //   pnpm bench -- --quick      one short run of each, recovery at the short timings only (about
 //                              3 minutes): to try it, not to quote
+//   pnpm bench -- --from labs/16-observability/bench-results/bench-<time>.json
+//                              measures nothing: renders the page and charts again from a saved run
+//                              (after a change to the report, the figures stay the ones measured)
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -43,7 +46,26 @@ export function keepNotes(rendered: string, previous: string | undefined): strin
   return `${rendered.trimEnd()}\n\n## What the figures say\n\n${notes}\n`;
 }
 
+/** Writes docs/benchmarks.md (keeping its notes) and the charts from one run's figures. */
+async function writePage(results: BenchResults): Promise<number> {
+  const rendered = renderBenchmarks(results);
+  const page = join(DOCS, 'benchmarks.md');
+  const previous = existsSync(page) ? await readFile(page, 'utf8') : undefined;
+  await mkdir(join(DOCS, 'benchmarks'), { recursive: true });
+  for (const [name, svg] of Object.entries(rendered.charts)) await writeFile(join(DOCS, 'benchmarks', name), svg);
+  await writeFile(page, keepNotes(rendered.markdown, previous));
+  return Object.keys(rendered.charts).length;
+}
+
 async function main(): Promise<void> {
+  const from = process.argv.indexOf('--from');
+  if (from !== -1) {
+    const file = process.argv[from + 1];
+    if (!file) throw new Error('--from needs the path of a saved run (labs/16-observability/bench-results/bench-<time>.json)');
+    const charts = await writePage(JSON.parse(await readFile(file, 'utf8')) as BenchResults);
+    console.log(`Written from ${file}: docs/benchmarks.md and ${charts} charts in docs/benchmarks/ (nothing measured)`);
+    return;
+  }
   const quick = process.argv.includes('--quick');
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   const startedAt = new Date().toISOString();
@@ -89,13 +111,8 @@ async function main(): Promise<void> {
   const json = join(RESULTS_DIR, `bench-${startedAt.replace(/[:.]/g, '-')}.json`);
   await writeFile(json, `${JSON.stringify(results, null, 2)}\n`);
 
-  const rendered = renderBenchmarks(results);
-  const page = join(DOCS, 'benchmarks.md');
-  const previous = existsSync(page) ? await readFile(page, 'utf8') : undefined;
-  await mkdir(join(DOCS, 'benchmarks'), { recursive: true });
-  for (const [name, svg] of Object.entries(rendered.charts)) await writeFile(join(DOCS, 'benchmarks', name), svg);
-  await writeFile(page, keepNotes(rendered.markdown, previous));
-  console.log(`\nWritten: docs/benchmarks.md, ${Object.keys(rendered.charts).length} charts in docs/benchmarks/, and every figure in ${json}`);
+  const charts = await writePage(results);
+  console.log(`\nWritten: docs/benchmarks.md, ${charts} charts in docs/benchmarks/, and every figure in ${json}`);
 }
 
 runMain(import.meta.url, main);

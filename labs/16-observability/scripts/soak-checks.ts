@@ -32,7 +32,7 @@ export const SOAK_CHECKS: readonly SoakCheck[] = [
       return outcome(
         ok,
         `${e.jobs.length} jobs: ${byStatus(e.jobs)}; still open ${some(open)}; submissions without a 202 ${gaveUp.length}` +
-          `${gaveUp[0]?.gaveUp ? ` (first: ${gaveUp[0].gaveUp})` : ''}; settled in ${(e.settle.waitedMs / 1000).toFixed(1)} s of a ${(e.settle.boundMs / 1000).toFixed(0)} s bound`,
+          `${gaveUp[0]?.gaveUp ? ` (first: ${gaveUp[0].gaveUp})` : ''}; waited ${(e.settle.waitedMs / 1000).toFixed(1)} s after the faults (at least ${(e.settle.quietMs / 1000).toFixed(1)} s, at most ${(e.settle.boundMs / 1000).toFixed(0)} s)`,
       );
     },
   },

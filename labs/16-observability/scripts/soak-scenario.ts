@@ -50,7 +50,7 @@ const SCANNER = script('../src/scanner-process.ts');
 const GIVE_UP_MS = 90_000;
 /** No answer within this long counts as no answer (a frozen database holds a request). */
 const REQUEST_TIMEOUT_MS = 8000;
-/** Added to the deadline and a scan interval: the settle bound (queue wait, a last export). */
+/** Added to the deadline and a scan interval: the settle bound (a last export after the quiet period). */
 const SETTLE_MARGIN_MS = 10_000;
 
 // ---- the evidence ----------------------------------------------------------------------
@@ -113,7 +113,8 @@ export interface SoakEvidence {
   admissions: { jobId: string; activeBefore: number; limit: number }[];
   /** The most queued + running jobs a 250 ms sampler saw in the table. */
   maxActiveSampled: number;
-  settle: { boundMs: number; waitedMs: number; openAfter: number };
+  /** quietMs: the least the run waits after the faults (the deadline plus a scan); boundMs: the most. */
+  settle: { quietMs: number; boundMs: number; waitedMs: number; openAfter: number };
   /** Generated passwords found in anything the processes printed. */
   leakedSecrets: number;
   loadMs: number;
@@ -537,16 +538,19 @@ export async function runSoak(plan: SoakPlan, options: SoakOptions = {}): Promis
     const loadMs = Date.now() - loadStartedAt;
     log(`load and faults done in ${(loadMs / 1000).toFixed(1)} s; everything is healed; waiting for the jobs to settle`);
 
-    // ---- settle: every job terminal, or the deadline plus a scan (and a margin) has passed
-    const boundMs = timings.deadlineMs + timings.recoveryScanMs + SETTLE_MARGIN_MS;
+    // ---- settle: at least the deadline plus a scan, so that anything late (a paused worker's
+    // finish, a message that outlived a Redis restart, a job past its deadline) has happened
+    // before the judges read; then until every job is terminal, at most a margin longer.
+    const quietMs = timings.deadlineMs + timings.recoveryScanMs;
+    const boundMs = quietMs + SETTLE_MARGIN_MS;
     const settleStart = Date.now();
     let openAfter = await countActive(db.pool).catch(() => -1);
-    while (openAfter !== 0 && Date.now() - settleStart < boundMs) {
+    while ((openAfter !== 0 || Date.now() - settleStart < quietMs) && Date.now() - settleStart < boundMs) {
       await sleep(250);
       openAfter = await countActive(db.pool).catch(() => -1);
     }
-    const settle = { boundMs, waitedMs: Date.now() - settleStart, openAfter };
-    log(`settled after ${(settle.waitedMs / 1000).toFixed(1)} s: ${openAfter} job(s) still open`);
+    const settle = { quietMs, boundMs, waitedMs: Date.now() - settleStart, openAfter };
+    log(`settled after ${(settle.waitedMs / 1000).toFixed(1)} s (at least ${(quietMs / 1000).toFixed(1)} s): ${openAfter} job(s) still open`);
 
     // ---- the evidence
     await Promise.all(pipeline.all.map((c) => c.stop()));

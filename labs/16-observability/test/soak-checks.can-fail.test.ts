@@ -42,7 +42,7 @@ function healthy(): SoakEvidence {
     successLines: { [id(0)]: 1, [id(1)]: 1, [id(2)]: 1 },
     admissions: jobs.map((job, i) => ({ jobId: job.id, activeBefore: i, limit: 40 })),
     maxActiveSampled: 12,
-    settle: { boundMs: 30_200, waitedMs: 1500, openAfter: 0 },
+    settle: { quietMs: 10_200, boundMs: 20_200, waitedMs: 10_300, openAfter: 0 },
     leakedSecrets: 0,
     loadMs: 20_000,
     totalMs: 60_000,
