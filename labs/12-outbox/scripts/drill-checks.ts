@@ -61,7 +61,7 @@ export function buildDrillChecks(deps: DrillCheckDeps = {}): Check[] {
           e.whileDown.events === 1 && e.whileDown.unsentEvents === 1 && e.afterRestart.eventSent && e.afterRestart.jobState === 'succeeded' && e.afterRestart.resultRef !== null,
           `while Redis was down the event was ${e.whileDown.events === 1 && e.whileDown.unsentEvents === 1 ? 'kept unsent' : 'NOT kept unsent'}; ` +
             `after Redis came back: event ${e.afterRestart.eventSent ? 'sent' : 'NOT sent'}, job ${show(e.afterRestart.jobState)}, ` +
-            `result_ref ${show(e.afterRestart.resultRef)}, ${e.afterRestart.deliveries} delivery(ies) (${e.timings})`,
+            `result_ref ${show(e.afterRestart.resultRef)}, ${e.afterRestart.deliveries} delivery(ies)${e.afterRestart.deliveryOutcomes.length > 0 ? ` (${e.afterRestart.deliveryOutcomes.join('; ')})` : ''} (${e.timings})`,
         ),
     }),
     defineCheck({

@@ -159,7 +159,8 @@ export interface BrokerDownEvidence {
   /** Reports about this job's send while Redis was down. */
   errorsReported: number;
   /** The same publisher, still running: after Redis came back, the event was sent and the job ran. */
-  afterRestart: { eventSent: boolean; jobState: string | undefined; resultRef: string | null; deliveries: number };
+  /** deliveryOutcomes: what each completed delivery did ("claimed, published", "not claimed": a claim that found the row taken or not due). */
+  afterRestart: { eventSent: boolean; jobState: string | undefined; resultRef: string | null; deliveries: number; deliveryOutcomes: string[] };
 }
 
 export function brokerDown(setup: DrillSetup): (signal: AbortSignal) => Promise<BrokerDownEvidence> {
@@ -226,6 +227,7 @@ export function brokerDown(setup: DrillSetup): (signal: AbortSignal) => Promise<
           jobState: final?.status,
           resultRef: final?.resultRef ?? null,
           deliveries: deliveries.length,
+          deliveryOutcomes: deliveries.map((d) => `${d.claimed ? 'claimed' : 'not claimed'}${d.published ? ', published' : ''}`),
         },
       };
     });
