@@ -27,25 +27,21 @@
 //   pnpm bench:pipeline -- --quick               one run of 3 s per configuration
 import { readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
-import { ensureInfra, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
+import { ensureInfra, freePort, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { launchProcess, runMain, startTsProcess, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
-import { scratchQueuePrefix } from '@tasks-lab/13-admission';
+import { countActiveJobs, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { median } from '@tasks-lab/13-admission/bench';
 import { seedProducts } from '@tasks-lab/11-mysql-leases';
 import { freshDatabase } from '../src/database.ts';
 import { COURSE_TIMINGS } from '../src/options.ts';
 import type { LoadReport } from './bench-load.ts';
+import { PIPELINE_PROCESSES, type PipelineRole } from './pipeline-processes.ts';
 
 const script = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const SERVER = script('../src/server.ts');
-const PUBLISHER = script('../src/publisher-process.ts');
-const WORKER = script('../src/worker.ts');
-const SCANNER = script('../src/scanner-process.ts');
 const LOAD = script('./bench-load.ts');
 const RESULTS_DIR = script('../bench-results');
 
@@ -158,32 +154,17 @@ export const READ_WINDOW = `
   SELECT TIMESTAMPDIFF(MICROSECOND, MIN(created_at), MAX(updated_at)) AS window_us, COUNT(*) AS succeeded
   FROM export_jobs WHERE status = 'succeeded'`;
 
-export const COUNT_OPEN = `SELECT COUNT(*) AS open FROM export_jobs WHERE status IN ('queued', 'running')`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 async function startPipeline(res: Resources, configuration: Configuration, env: NodeJS.ProcessEnv): Promise<{ url: string; processes: Roled[] }> {
   const port = await freePort();
-  const start = async (role: string, path: string, ready: RegExp, more: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Roled> => {
+  const start = async (role: PipelineRole, more: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Roled> => {
+    const { script: path, ready } = PIPELINE_PROCESSES[role];
     const proc: LabProcess = await launchProcess(path, { ready, resources: res, args: more.args, env: { ...env, ...more.env } });
     return { role, pid: proc.pid };
   };
-  const starts: Promise<Roled>[] = [
-    start('api', SERVER, /listening on/, { env: { PORT: String(port) } }),
-    start('scanner', SCANNER, /recovery scanner \d+ ready/),
-  ];
-  for (let i = 0; i < configuration.publishers; i += 1) starts.push(start('publisher', PUBLISHER, /publisher \d+ ready/));
-  for (let i = 0; i < configuration.workers; i += 1) starts.push(start('worker', WORKER, /export worker \d+ ready/, { args: ['fast'] }));
-  if (configuration.mix === 'mixed') starts.push(start('worker', WORKER, /export worker \d+ ready/, { args: ['bulk'] }));
+  const starts: Promise<Roled>[] = [start('api', { env: { PORT: String(port) } }), start('scanner')];
+  for (let i = 0; i < configuration.publishers; i += 1) starts.push(start('publisher'));
+  for (let i = 0; i < configuration.workers; i += 1) starts.push(start('worker', { args: ['fast'] }));
+  if (configuration.mix === 'mixed') starts.push(start('worker', { args: ['bulk'] }));
   const processes = await Promise.all(starts);
   for (const [role, pid] of [['mariadb', nativeMysqlPid()], ['redis', nativeRedisPid()]] as const) if (pid !== undefined) processes.push({ role, pid });
   return { url: `http://127.0.0.1:${port}`, processes };
@@ -200,7 +181,7 @@ async function runLoad(url: string, seconds: number, configuration: Configuratio
 
 async function measure(pool: Pool, configuration: Configuration, load: LoadReport, cpuBefore: Map<string, number>, processes: readonly Roled[], loadCpuMs: number): Promise<PipelineRun> {
   // Drain: every accepted job finishes (or the bound passes, and the run says how many did not).
-  const open = async () => Number(((await pool.query<RowDataPacket[]>(COUNT_OPEN))[0][0] as RowDataPacket).open);
+  const open = () => countActiveJobs(pool);
   await waitFor('every accepted job finished', async () => (await open()) === 0, { timeoutMs: 60_000, intervalMs: 100 }).catch(() => undefined);
   const cpuAfter = cpuByRole(processes);
   const leaseMicros = COURSE_TIMINGS.leaseMs * 1000;

@@ -12,7 +12,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import {
   countLeakedSecrets,
@@ -26,6 +25,7 @@ import {
 } from '@tasks-lab/infra';
 import { errorMessage, launchProcess, sleep, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
 import { seedProducts } from '@tasks-lab/11-mysql-leases';
+import { countActiveJobs } from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
 import {
   OBSERVABILITY_OPTIONS,
@@ -38,13 +38,9 @@ import {
 } from '../src/options.ts';
 import { parsePhaseLines } from '../src/phase-log.ts';
 import { verifyTerminal } from '../src/terminal-check.ts';
+import { PIPELINE_PROCESSES, type PipelineRole } from './pipeline-processes.ts';
 import { describeFault, FAULT_KINDS, SHORT_DEADLINE_MS, SOAK_PRODUCTS, submissionKey, type FaultKind, type PlannedFault, type PlannedSubmission, type SoakPlan, type SoakProfile } from './soak-plan.ts';
 
-const script = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const SERVER = script('../src/server.ts');
-const PUBLISHER = script('../src/publisher-process.ts');
-const WORKER = script('../src/worker.ts');
-const SCANNER = script('../src/scanner-process.ts');
 
 /** A client gives a submission up after this long without a 202 (the API is down far shorter). */
 const GIVE_UP_MS = 90_000;
@@ -216,16 +212,18 @@ interface Pipeline {
 async function startPipeline(res: Resources, env: NodeJS.ProcessEnv, plan: SoakPlan, onExit: (exit: Omit<UnexpectedExit, 'atMs'>) => void): Promise<Pipeline> {
   const port = await freePort();
   const shortDeadlinePort = await freePort();
-  const component = (name: string, path: string, ready: RegExp, extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) =>
-    new Component(name, () => launchProcess(path, { ready, resources: res, readyTimeoutMs: 30_000, args: extra.args, env: { ...env, ...extra.env } }), onExit);
+  const component = (name: string, role: PipelineRole, extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) => {
+    const { script, ready } = PIPELINE_PROCESSES[role];
+    return new Component(name, () => launchProcess(script, { ready, resources: res, readyTimeoutMs: 30_000, args: extra.args, env: { ...env, ...extra.env } }), onExit);
+  };
   const { profile } = plan;
-  const api = component('api', SERVER, /listening on/, { env: { PORT: String(port) } });
-  const shortDeadlineApi = component('api (short deadline)', SERVER, /listening on/, { env: { PORT: String(shortDeadlinePort), EXPORT_DEADLINE_MS: String(SHORT_DEADLINE_MS) } });
-  const scanner = component('scanner', SCANNER, /recovery scanner \d+ ready/);
-  const publishers = Array.from({ length: profile.publishers }, (_, i) => component(`publisher ${i}`, PUBLISHER, /publisher \d+ ready/));
+  const api = component('api', 'api', { env: { PORT: String(port) } });
+  const shortDeadlineApi = component('api (short deadline)', 'api', { env: { PORT: String(shortDeadlinePort), EXPORT_DEADLINE_MS: String(SHORT_DEADLINE_MS) } });
+  const scanner = component('scanner', 'scanner');
+  const publishers = Array.from({ length: profile.publishers }, (_, i) => component(`publisher ${i}`, 'publisher'));
   const workers = [
-    ...Array.from({ length: profile.fastWorkers }, (_, i) => component(`worker ${i} (fast)`, WORKER, /export worker \d+ ready/, { args: ['fast'] })),
-    ...Array.from({ length: profile.bulkWorkers }, (_, i) => component(`worker ${profile.fastWorkers + i} (bulk)`, WORKER, /export worker \d+ ready/, { args: ['bulk'] })),
+    ...Array.from({ length: profile.fastWorkers }, (_, i) => component(`worker ${i} (fast)`, 'worker', { args: ['fast'] })),
+    ...Array.from({ length: profile.bulkWorkers }, (_, i) => component(`worker ${profile.fastWorkers + i} (bulk)`, 'worker', { args: ['bulk'] })),
   ];
   const all = [api, shortDeadlineApi, scanner, ...publishers, ...workers];
   res.defer(() => Promise.all(all.map((c) => c.stop())));
@@ -384,8 +382,6 @@ async function runFaults(plan: SoakPlan, t: Targets, startedAt: number, seen: Fa
 
 // ---- reading what happened ---------------------------------------------------------------
 
-const COUNT_ACTIVE = `SELECT COUNT(*) AS active FROM export_jobs WHERE status IN ('queued', 'running')`;
-
 /** Every job with its event and dead-letter counts. Rows: one per job. */
 export const READ_SOAK_JOBS = `
   SELECT j.id, j.status, j.attempts, j.idempotency_key, j.error_code,
@@ -393,18 +389,13 @@ export const READ_SOAK_JOBS = `
          (SELECT COUNT(*) FROM export_dead_letters AS d WHERE d.job_id = j.id) AS dead_letters
   FROM export_jobs AS j`;
 
-async function countActive(pool: Pool): Promise<number> {
-  const [rows] = await pool.query<RowDataPacket[]>(COUNT_ACTIVE);
-  return Number(rows[0]!.active);
-}
-
 /** Samples the active count every 250 ms (a failed sample, the database down, is skipped). */
 function sampleActive(pool: Pool, res: Resources): { max: () => number } {
   let max = 0;
   let stopped = false;
   const loop = async () => {
     while (!stopped) {
-      await countActive(pool).then((n) => (max = Math.max(max, n)), () => undefined);
+      await countActiveJobs(pool).then((n) => (max = Math.max(max, n)), () => undefined);
       await sleep(250);
     }
   };
@@ -544,10 +535,10 @@ export async function runSoak(plan: SoakPlan, options: SoakOptions = {}): Promis
     const quietMs = timings.deadlineMs + timings.recoveryScanMs;
     const boundMs = quietMs + SETTLE_MARGIN_MS;
     const settleStart = Date.now();
-    let openAfter = await countActive(db.pool).catch(() => -1);
+    let openAfter = await countActiveJobs(db.pool).catch(() => -1);
     while ((openAfter !== 0 || Date.now() - settleStart < quietMs) && Date.now() - settleStart < boundMs) {
       await sleep(250);
-      openAfter = await countActive(db.pool).catch(() => -1);
+      openAfter = await countActiveJobs(db.pool).catch(() => -1);
     }
     const settle = { quietMs, boundMs, waitedMs: Date.now() - settleStart, openAfter };
     log(`settled after ${(settle.waitedMs / 1000).toFixed(1)} s (at least ${(quietMs / 1000).toFixed(1)} s): ${openAfter} job(s) still open`);

@@ -18,7 +18,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findBinaries } from '@tasks-lab/infra';
-import { formatSummary, runMain, type CheckResult } from '@tasks-lab/lab-kit';
+import { defineCheck, formatSummary, runChecks, runMain, type CheckResult } from '@tasks-lab/lab-kit';
 import { describeFault, planSoak, PROFILES, type SoakProfile } from './soak-plan.ts';
 import { SOAK_CHECKS } from './soak-checks.ts';
 import { runSoak, soakTimings, type SoakEvidence } from './soak-scenario.ts';
@@ -72,18 +72,15 @@ async function main(): Promise<number> {
 
   const started = Date.now();
   const evidence = await runSoak(plan, { log: (line) => console.log(line) });
-  const results: CheckResult[] = SOAK_CHECKS.map((check) => {
-    const judged = check.judge(evidence);
-    return { id: check.id, name: check.name, ...judged, ms: 0 };
-  });
   console.log('');
-  for (const r of results) console.log(`${r.ok ? '✓ pass' : '✗ FAIL'}  ${r.name} [${r.id}] — observed: ${r.observed}`);
-  const failed = results.filter((r) => !r.ok).length;
+  // The lab kit's runner judges and prints them, one line each, as every verify does.
+  const { results, passed, failed } = await runChecks(SOAK_CHECKS.map(({ id, name, judge }) => defineCheck({ id, name, scenario: () => evidence, judge })));
 
   await mkdir(RESULTS_DIR, { recursive: true });
   const name = `soak-${profile.name}-${args.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`;
   const file = join(RESULTS_DIR, `${name}.json`);
-  await writeFile(file, `${JSON.stringify(reportOf(args, evidence, results), null, 2)}\n`);
+  const report = reportOf(args, evidence, results);
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   if (failed > 0) {
     const logs = join(RESULTS_DIR, name);
     await mkdir(logs, { recursive: true });
@@ -91,8 +88,8 @@ async function main(): Promise<number> {
     console.log(`\nThe processes' output: ${logs}/`);
   }
   console.log(`\nReport: ${file}`);
-  console.log(`Re-run exactly these jobs and faults: ${reportOf(args, evidence, results).rerun}`);
-  console.log(`${formatSummary({ passed: results.length - failed, failed })} (soak of ${profile.jobs} jobs, ${(evidence.totalMs / 1000).toFixed(0)} s)`);
+  console.log(`Re-run exactly these jobs and faults: ${report.rerun}`);
+  console.log(`${formatSummary({ passed, failed })} (soak of ${profile.jobs} jobs, ${(evidence.totalMs / 1000).toFixed(0)} s)`);
   return failed === 0 ? 0 : 1;
 }
 

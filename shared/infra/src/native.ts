@@ -84,30 +84,39 @@ export function nativeRedisPid(): number | undefined {
 
 // ---- MariaDB / MySQL ---------------------------------------------------------
 
-function initialiseDataDir(server: string, installDb: string | undefined, flavour: 'mariadb' | 'mysql'): void {
-  mkdirSync(MYSQL_DIR, { recursive: true, mode: 0o700 });
-  const log = join(MYSQL_DIR, 'install.log');
+/** A new data folder (root without a password, reachable on the socket only); its output goes to `log`. */
+export function initialiseDataDir(binaries: MysqlBinaries, dataDir: string, log: string): void {
   const result =
-    flavour === 'mariadb'
+    binaries.flavour === 'mariadb'
       ? spawnSync(
-          installDb ?? 'mariadb-install-db',
-          ['--no-defaults', `--datadir=${MYSQL_DATA}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+          binaries.installDb ?? 'mariadb-install-db',
+          ['--no-defaults', `--datadir=${dataDir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
           { encoding: 'utf8' },
         )
-      : spawnSync(server, ['--no-defaults', '--initialize-insecure', `--datadir=${MYSQL_DATA}`, '--user=root'], { encoding: 'utf8' });
+      : spawnSync(binaries.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], { encoding: 'utf8' });
   writeFileSync(log, `${result.stdout ?? ''}\n${result.stderr ?? ''}`);
   if (result.status !== 0) throw new Error(`initialising the database data folder failed; see ${log}`);
 }
 
-function serverArgs(settings: ServiceSettings): string[] {
+/** Where one server instance keeps its files. */
+export interface MysqlInstance {
+  dataDir: string;
+  port: number;
+  socket: string;
+  pidFile: string;
+  errorLog: string;
+}
+
+/** The server's command line: the labs' instance and the soak's private ones run with the same settings. */
+export function mysqlServerArgs(instance: MysqlInstance): string[] {
   return [
     '--no-defaults',
-    `--datadir=${MYSQL_DATA}`,
-    `--port=${settings.mysqlPort}`,
+    `--datadir=${instance.dataDir}`,
+    `--port=${instance.port}`,
     `--bind-address=${HOST}`,
-    `--socket=${MYSQL_SOCKET}`,
-    `--pid-file=${MYSQL_PID}`,
-    `--log-error=${join(MYSQL_DIR, 'error.log')}`,
+    `--socket=${instance.socket}`,
+    `--pid-file=${instance.pidFile}`,
+    `--log-error=${instance.errorLog}`,
     '--user=root',
     '--character-set-server=utf8mb4',
     '--collation-server=utf8mb4_unicode_ci',
@@ -117,14 +126,14 @@ function serverArgs(settings: ServiceSettings): string[] {
 }
 
 /** Root password, the app user and its grants: every lab's database is named tasks_<lab>. */
-async function createUsers(credentials: Credentials): Promise<void> {
+export async function createUsers(credentials: Credentials, socketPath: string = MYSQL_SOCKET): Promise<void> {
   // A fresh data folder has a root without a password (reachable on the socket only);
   // a folder set up earlier has the root password from .env.tasks.
   let connection: mysql.Connection;
   try {
-    connection = await mysql.createConnection({ socketPath: MYSQL_SOCKET, user: 'root', password: credentials.mysqlRootPassword });
+    connection = await mysql.createConnection({ socketPath, user: 'root', password: credentials.mysqlRootPassword });
   } catch {
-    connection = await mysql.createConnection({ socketPath: MYSQL_SOCKET, user: 'root' });
+    connection = await mysql.createConnection({ socketPath, user: 'root' });
   }
   try {
     for (const host of ['localhost', '127.0.0.1', '%']) {
@@ -139,17 +148,21 @@ async function createUsers(credentials: Credentials): Promise<void> {
   }
 }
 
-export async function startNativeMysql(
-  binaries: { server: string; installDb?: string; flavour: 'mariadb' | 'mysql' },
-  settings: ServiceSettings,
-  credentials: Credentials,
-): Promise<void> {
+export interface MysqlBinaries {
+  server: string;
+  installDb?: string;
+  flavour: 'mariadb' | 'mysql';
+}
+
+export async function startNativeMysql(binaries: MysqlBinaries, settings: ServiceSettings, credentials: Credentials): Promise<void> {
   if (!existsSync(join(MYSQL_DATA, 'mysql'))) {
     rmSync(MYSQL_DATA, { recursive: true, force: true });
     rmSync(MYSQL_READY, { force: true });
-    initialiseDataDir(binaries.server, binaries.installDb, binaries.flavour);
+    mkdirSync(MYSQL_DIR, { recursive: true, mode: 0o700 });
+    initialiseDataDir(binaries, MYSQL_DATA, join(MYSQL_DIR, 'install.log'));
   }
-  const child = spawn(binaries.server, serverArgs(settings), { detached: true, stdio: 'ignore' });
+  const instance = { dataDir: MYSQL_DATA, port: settings.mysqlPort, socket: MYSQL_SOCKET, pidFile: MYSQL_PID, errorLog: join(MYSQL_DIR, 'error.log') };
+  const child = spawn(binaries.server, mysqlServerArgs(instance), { detached: true, stdio: 'ignore' });
   child.unref();
   await waitUntil(
     `the database on port ${settings.mysqlPort}`,

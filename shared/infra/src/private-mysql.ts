@@ -3,16 +3,17 @@
 // while the pipeline runs; doing that to the labs' shared database would break every other lab
 // using it at the same time.
 //
-// Start-up: a new data folder (mariadb-install-db, or mysqld --initialize-insecure: a few
-// seconds), the server, then the app user of `credentials` with rights on tasks_% databases and
-// the root password, over the socket (root starts without a password, reachable there only).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Start-up: the labs' own steps (native.ts) on a folder of its own: a new data folder
+// (mariadb-install-db, or mysqld --initialize-insecure: a few seconds), the server with the same
+// settings, then the app user of `credentials` and the root password, over the socket.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { findBinaries, mysqlServerVersion } from './binaries.ts';
 import type { Credentials } from './credentials.ts';
+import { createUsers, initialiseDataDir, mysqlServerArgs } from './native.ts';
 import { probeMysql } from './probe.ts';
 import { freePort } from './private-redis.ts';
 
@@ -37,32 +38,10 @@ export interface PrivateMysqlOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function initialise(server: string, installDb: string | undefined, dataDir: string): void {
-  const flavour = mysqlServerVersion(server)?.flavour ?? 'mariadb';
-  const result =
-    flavour === 'mariadb'
-      ? spawnSync(installDb ?? 'mariadb-install-db', ['--no-defaults', `--datadir=${dataDir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'], { encoding: 'utf8' })
-      : spawnSync(server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`initialising a private database folder failed: ${(result.stderr ?? '').split('\n').slice(-5).join(' ')}`);
-}
-
-async function createUsers(socketPath: string, credentials: Credentials): Promise<void> {
-  const connection = await mysql.createConnection({ socketPath, user: 'root' });
-  try {
-    for (const host of ['localhost', '127.0.0.1']) {
-      await connection.query('create user if not exists ?@? identified by ?', [credentials.mysqlUser, host, credentials.mysqlPassword]);
-      await connection.query('grant all privileges on `tasks\\_%`.* to ?@?', [credentials.mysqlUser, host]);
-    }
-    await connection.query("alter user 'root'@'localhost' identified by ?", [credentials.mysqlRootPassword]);
-    await connection.query('flush privileges');
-  } finally {
-    await connection.end();
-  }
-}
-
 export async function startPrivateMysql(options: PrivateMysqlOptions): Promise<PrivateMysql> {
   const { mysqlServer: server, mysqlInstallDb: installDb } = findBinaries();
   if (!server) throw new Error('mariadbd or mysqld is not installed; run pnpm infra:up once (it installs or explains)');
+  const binaries = { server, installDb, flavour: mysqlServerVersion(server)?.flavour ?? 'mariadb' } as const;
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const { credentials } = options;
   const dir = mkdtempSync(join(tmpdir(), 'tasks-lab-mysql-'));
@@ -80,21 +59,13 @@ export async function startPrivateMysql(options: PrivateMysqlOptions): Promise<P
     current.kill(signal);
     await exited;
   };
+  const instance = { dataDir, port, socket: socketPath, pidFile: join(dir, 'mysqld.pid'), errorLog: join(dir, 'error.log') };
   /** Starts the server and waits until `ready` says yes (or the server exits, or the time is up). */
   const start = async (ready: () => Promise<boolean>) => {
-    child = spawn(
-      server,
-      [
-        '--no-defaults', `--datadir=${dataDir}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socketPath}`,
-        `--pid-file=${join(dir, 'mysqld.pid')}`, `--log-error=${join(dir, 'error.log')}`, '--user=root',
-        '--character-set-server=utf8mb4', '--collation-server=utf8mb4_unicode_ci', '--default-time-zone=+00:00',
-        '--innodb-buffer-pool-size=64M', '--max-connections=300',
-      ],
-      { stdio: 'ignore' },
-    );
+    child = spawn(binaries.server, mysqlServerArgs(instance), { stdio: 'ignore' });
     const deadline = Date.now() + startTimeoutMs;
     while (!(await ready())) {
-      if (!running()) throw new Error(`the private database on port ${port} exited while starting; see ${join(dir, 'error.log')}`);
+      if (!running()) throw new Error(`the private database on port ${port} exited while starting; see ${instance.errorLog}`);
       if (Date.now() > deadline) {
         await kill('SIGKILL');
         throw new Error(`the private database on port ${port} did not answer within ${startTimeoutMs} ms`);
@@ -111,9 +82,9 @@ export async function startPrivateMysql(options: PrivateMysqlOptions): Promise<P
     );
 
   try {
-    initialise(server, installDb, dataDir);
+    initialiseDataDir(binaries, dataDir, join(dir, 'install.log'));
     await start(rootAnswersOnSocket);
-    await createUsers(socketPath, credentials);
+    await createUsers(credentials, socketPath);
     const deadline = Date.now() + startTimeoutMs;
     while (!(await appUserAnswers())) {
       if (Date.now() > deadline) throw new Error(`the private database on port ${port} does not let its app user in`);
