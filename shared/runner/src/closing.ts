@@ -20,8 +20,49 @@ export interface RunTotals {
   leftovers: Leftover[];
   /** Packages that should have reported in this run and did not. */
   missing: string[];
+  /** Each failed vitest test and verify check, one line each ("<package> test <file> › <title>: <why>"). */
+  failures: string[];
   turboStatus: number;
   elapsedMs: number;
+}
+
+/** The parts of vitest's JSON report (reporters: json) that name a failed test. */
+export interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  testResults?: { name: string; message?: string; assertionResults?: { title: string; status: string; failureMessages?: string[] }[] }[];
+}
+
+/** The parts of a verify's .lab-result.json that name a failed check. */
+export interface LabResult {
+  passed: number;
+  failed: number;
+  finishedAt: string;
+  results?: { id: string; ok: boolean; observed?: string }[];
+}
+
+/** The first line of a failure's text, cut to a length that fits one line of a CI log. */
+function firstLine(text: string | undefined, max = 200): string {
+  const line = (text ?? '').split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** One line per failed test of a package: "<package> test <file> › <title>: <first line of the error>". */
+export function failedTests(packageName: string, packageDir: string, report: VitestReport): string[] {
+  const lines: string[] = [];
+  for (const file of report.testResults ?? []) {
+    const where = file.name.startsWith(`${packageDir}/`) ? file.name.slice(packageDir.length + 1) : file.name;
+    const failed = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const test of failed) lines.push(`${packageName} test ${where} › ${test.title}: ${firstLine(test.failureMessages?.[0])}`);
+    // A file that failed outside any test (an import error, a failed beforeAll) has no failed assertion.
+    if (failed.length === 0 && file.message) lines.push(`${packageName} test ${where}: ${firstLine(file.message)}`);
+  }
+  return lines;
+}
+
+/** One line per failed verify check: "<package> verify <check id>: <what it observed>". */
+export function failedChecks(packageName: string, result: LabResult): string[] {
+  return (result.results ?? []).filter((r) => !r.ok).map((r) => `${packageName} verify ${r.id}: ${firstLine(r.observed)}`);
 }
 
 /** 8.4s, 1m 01s, 1h 02m 03s. */
@@ -33,9 +74,16 @@ export function formatElapsed(ms: number): string {
   return h > 0 ? `${h}h ${two(m)}m ${two(s)}s` : `${m}m ${two(s)}s`;
 }
 
+/** At most this many failure lines: a run where everything broke says so without a page of them. */
+export const MAX_FAILURE_LINES = 20;
+
 export function closingSection(totals: RunTotals): { lines: string[]; failed: number } {
-  const { tests, checks, exercises, coverage, soak, leakedSecrets, leftovers, missing, turboStatus } = totals;
+  const { tests, checks, exercises, coverage, soak, leakedSecrets, leftovers, missing, failures, turboStatus } = totals;
   const lines = [
+    // Named here, at the end, because CI often shows only the tail of a long run: a failure
+    // far above (in one lab's output among 54 turbo tasks) must still be findable by name.
+    ...failures.slice(0, MAX_FAILURE_LINES).map((line) => `failed: ${line}`),
+    ...(failures.length > MAX_FAILURE_LINES ? [`failed: … and ${failures.length - MAX_FAILURE_LINES} more (see above)`] : []),
     `vitest tests:     ${formatSummary(tests)}`,
     `verify checks:    ${formatSummary(checks)}`,
     `exercise checks:  ${formatSummary(exercises)}`,

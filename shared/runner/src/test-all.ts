@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { countLeakedSecrets, ensureInfra, findBinaries, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
-import { closingSection, type Tally } from './closing.ts';
+import { closingSection, failedChecks, failedTests, type LabResult, type Tally, type VitestReport } from './closing.ts';
 import { checkAllExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
 import { findLab, REPO_ROOT } from './labs.ts';
@@ -35,30 +35,33 @@ function readJson<T>(path: string): T | undefined {
   }
 }
 
-/** Adds up vitest's JSON reports and the verify result files written by this run. */
-function tallyReports(since: number): { tests: Tally; checks: Tally; missing: string[] } {
+/** Adds up vitest's JSON reports and the verify result files written by this run, naming each failure. */
+function tallyReports(since: number): { tests: Tally; checks: Tally; missing: string[]; failures: string[] } {
   const tests: Tally = { passed: 0, failed: 0 };
   const checks: Tally = { passed: 0, failed: 0 };
   const missing: string[] = [];
+  const failures: string[] = [];
   for (const dir of packageDirs()) {
     const manifest = readJson<{ name: string; scripts?: Record<string, string> }>(join(dir, 'package.json'));
     if (!manifest) continue;
     if (manifest.scripts?.test) {
-      const vitest = readJson<{ numPassedTests: number; numFailedTests: number }>(join(dir, '.vitest-result.json'));
+      const vitest = readJson<VitestReport>(join(dir, '.vitest-result.json'));
       if (vitest) {
         tests.passed += vitest.numPassedTests;
         tests.failed += vitest.numFailedTests;
+        failures.push(...failedTests(manifest.name, dir, vitest));
       } else missing.push(`${manifest.name}: no test report`);
     }
     if (manifest.scripts?.verify) {
-      const result = readJson<{ passed: number; failed: number; finishedAt: string }>(join(dir, '.lab-result.json'));
+      const result = readJson<LabResult>(join(dir, '.lab-result.json'));
       if (result && Date.parse(result.finishedAt) >= since) {
         checks.passed += result.passed;
         checks.failed += result.failed;
+        failures.push(...failedChecks(manifest.name, result));
       } else missing.push(`${manifest.name}: its verify did not report in this run`);
     }
   }
-  return { tests, checks, missing };
+  return { tests, checks, missing, failures };
 }
 
 /** Runs a command, echoing its output and keeping a copy (to look for leaked secrets). */
@@ -112,7 +115,7 @@ for (const lesson of coverage) for (const line of formatCoverage(lesson)) consol
 const coverageFailed = coverage.filter((c) => c.problems.length > 0).length;
 console.log('\nSoak, short profile: the durable pipeline under many faults at once, judged by its invariants');
 const soak = await runSoakProfile();
-const { tests, checks, missing } = tallyReports(started);
+const { tests, checks, missing, failures } = tallyReports(started);
 const exercisePassed = exercises.filter((r) => r.ok).length;
 
 // The generated passwords must never reach any output: look for each one in everything printed.
@@ -130,6 +133,7 @@ const { lines, failed } = closingSection({
   leakedSecrets,
   leftovers,
   missing,
+  failures,
   turboStatus: turbo.status,
   elapsedMs: Date.now() - started,
 });
