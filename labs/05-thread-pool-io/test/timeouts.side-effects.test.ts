@@ -28,7 +28,9 @@ describe('a timeout and the export file it did not stop', () => {
 
   it('When only the wait times out, Then the read goes on and the export file appears after the caller gave up [test:timed-out-wait-still-writes-file]', async () => {
     const files = exportFiles();
-    const task = pool.submit(1, { slices: 20, sliceMs: 20, ...files });
+    // Race prevented: a 400 ms read (20 x 20 ms) could finish while the main thread stalled, so the 40 ms
+    // timer and the file both landed in one turn and "no file yet" failed. 10 x 200 ms = 2 s outlasts the 0.3-1 s stalls.
+    const task = pool.submit(1, { slices: 10, sliceMs: 200, ...files });
 
     const wait = await waitWithTimeout(task, 40);
 
@@ -42,7 +44,9 @@ describe('a timeout and the export file it did not stop', () => {
   it('When giving up also sets the stop flag, Then the read stops, removes its temp file and no export file appears [test:deadline-stop-leaves-no-file]', async () => {
     const files = exportFiles();
 
-    const result = await readWithDeadline(pool, 1, { slices: 10, sliceMs: 20, timeoutMs: 40, ...files });
+    // Race prevented: a 200 ms read (10 x 20 ms) could finish before a stalled main thread fired the 40 ms
+    // abort, answering 'finished'. 10 x 200 ms leaves ~1.8 s for the abort; the stop still comes at the next slice.
+    const result = await readWithDeadline(pool, 1, { slices: 10, sliceMs: 200, timeoutMs: 40, ...files });
 
     expect(result.kind).toBe('timed-out');
     if (result.kind !== 'timed-out') return;

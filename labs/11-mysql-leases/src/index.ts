@@ -40,6 +40,7 @@ export {
   TRANSITION,
   COUNT_JOBS,
   COUNT_JOBS_IN_STATE,
+  EXPIRE_LEASE,
 } from './job-queries.ts';
 
 // The job record and its leases.

@@ -124,3 +124,14 @@ export const COUNT_JOBS = `SELECT COUNT(*) AS n FROM export_jobs`;
 
 /** How many jobs are in one state (the status index answers it). Parameters: [status]. */
 export const COUNT_JOBS_IN_STATE = `SELECT COUNT(*) AS n FROM export_jobs WHERE status = ?`;
+
+/**
+ * The tests' and drills' clock, never the workers': a running job's lease, ended 1 ms ago, as
+ * if its holder had stopped renewing. A test that needs a lease to be live first and passed
+ * later claims with a long lease and runs this, instead of a short lease and a sleep: on a
+ * loaded machine a short lease can pass before the test's "still live" step.
+ * Affected rows: 1 while the job runs; 0 otherwise. Parameters: [jobId].
+ */
+export const EXPIRE_LEASE = `
+  UPDATE export_jobs SET lease_until = TIMESTAMPADD(MICROSECOND, -1000, NOW(6))
+  WHERE id = ? AND status = 'running'`;

@@ -24,10 +24,12 @@ async function claimedJob(leaseMs: number, deadlineMs = 60_000) {
 
 describe('exercise: renew a lease', () => {
   it('When the holder renews a live lease, Then it answers true and the lease now ends about leaseMs from now', async () => {
-    const job = await claimedJob(1000);
-    expect(await renewLease(db!.pool, job.jobId, job.token, { leaseMs: 20_000 })).toBe(true);
+    // Race prevented: a 1 s lease could pass during a stall before the renewal, which then rightly answered false.
+    // A 10 s lease renewed by 60 s (deadline 120 s, so no cap): the end moves by about 50 s, never less.
+    const job = await claimedJob(10_000, 120_000);
+    expect(await renewLease(db!.pool, job.jobId, job.token, { leaseMs: 60_000 })).toBe(true);
     const row = await readJob(db!.pool, job.jobId);
-    expect(row!.leaseUntil!.getTime() - job.leaseUntil.getTime()).toBeGreaterThan(15_000);
+    expect(row!.leaseUntil!.getTime() - job.leaseUntil.getTime()).toBeGreaterThan(40_000);
   });
 
   it('When another token tries to renew, Then it answers false and the lease is unchanged', async () => {
@@ -44,14 +46,16 @@ describe('exercise: renew a lease', () => {
   });
 
   it('When the deadline comes before the new lease end, Then the lease ends at the deadline', async () => {
-    const job = await claimedJob(1000, 5000);
+    // Race prevented: a 1 s lease could pass during a stall before the renewal. Still lease < deadline < renewal.
+    const job = await claimedJob(10_000, 30_000);
     expect(await renewLease(db!.pool, job.jobId, job.token, { leaseMs: 60_000 })).toBe(true);
     const row = await readJob(db!.pool, job.jobId);
     expect(row!.leaseUntil).toEqual(row!.deadlineAt);
   });
 
   it('When a renewal sets the same lease end again (capped at the deadline), Then it still answers true: no row changed, but the lease is not lost [test:exercise-same-instant-not-lost]', async () => {
-    const job = await claimedJob(1000, 5000);
+    // Race prevented: a 1 s lease could pass during a stall before the renewals. Still lease < deadline < renewal.
+    const job = await claimedJob(10_000, 30_000);
     expect(await renewLease(db!.pool, job.jobId, job.token, { leaseMs: 60_000 })).toBe(true);
     expect(await renewLease(db!.pool, job.jobId, job.token, { leaseMs: 60_000 })).toBe(true);
   });

@@ -1,14 +1,16 @@
 // One delivery, run in this process against a fresh database: claim, write with no row
-// locked, finish. The zombie tests pause a holder past its lease with the before-finish
-// fault point, exactly as a drill does with LAB_FAULTS.
+// locked, finish. The zombie tests pause a holder with the before-finish fault point,
+// exactly as a drill does with LAB_FAULTS, and end its lease with an UPDATE meanwhile.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultPoints, faultRule, FAULTS_ENV } from '@tasks-lab/lab-kit';
+import { faultPoints, faultRule, FAULTS_ENV, waitFor } from '@tasks-lab/lab-kit';
+import { writeArtifactAtomically } from '../src/artifact.ts';
 import { withTransaction, freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { EXPORT_FAULT_POINTS, deliverExport, exportFaults, type ExportContext, type ExportParts } from '../src/export-worker.ts';
+import { EXPIRE_LEASE } from '../src/job-queries.ts';
 import { claim, readJob, requeueExpiredLease, submitSnapshot } from '../src/leases.ts';
 import { SHORT_TIMINGS } from '../src/options.ts';
 
@@ -29,8 +31,14 @@ function context(overrides: Partial<ExportContext> = {}): ExportContext {
   return { pool: db.pool, leaseMs: LEASE_MS, maxAttempts: 3, artifactsDir, faults: exportFaults({}), ...overrides };
 }
 
-/** A holder that pauses before its finish until well past its lease: a zombie in waiting. */
-const pausedPastLease = () => faultPoints(EXPORT_FAULT_POINTS, { [FAULTS_ENV]: faultRule('before-finish', `delay-${LEASE_MS + 1000}`) });
+/** Moves one running job's deadline 1 ms into the past (the server's clock), as if its time had run out. Parameters: [id]. */
+const PASS_DEADLINE = `UPDATE export_jobs SET deadline_at = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ? AND status = 'running'`;
+
+/** How long the zombie pauses before its finish: meanwhile its lease is ended, the job requeued and a fresh holder publishes. */
+const ZOMBIE_PAUSE_MS = 5000;
+
+/** A holder that pauses before its finish, long enough for its lease to be ended and another holder to publish: a zombie in waiting. */
+const pausedPastLease = () => faultPoints(EXPORT_FAULT_POINTS, { [FAULTS_ENV]: faultRule('before-finish', `delay-${ZOMBIE_PAUSE_MS}`) });
 
 /** The lesson's mistake, for the troubleshooting entry: a finish that matches on the job id only. */
 const finishByIdOnly: ExportParts['finish'] = async (pool: Pool, jobId, _token, resultRef) => {
@@ -42,10 +50,16 @@ const finishByIdOnly: ExportParts['finish'] = async (pool: Pool, jobId, _token, 
 async function zombieRace(zombieParts: Partial<ExportParts> = {}) {
   const { jobId } = await submitSnapshot(db.pool, [1, 2], { deadlineMs: 60_000 });
   const zombie = deliverExport({ job_id: jobId }, context({ faults: pausedPastLease(), parts: zombieParts }));
-  // Wait until the zombie's lease has passed, recover the job by hand (lesson 15 automates it), claim again.
-  await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 200));
+  // Wait for the zombie's claim, end its lease, recover the job by hand (lesson 15 automates it), claim again.
+  // Race prevented: a timer started before the claim could run out while the claim's lease was still live
+  // (claim delayed by a stall), so the requeue found a live lease and answered false.
+  await waitFor('the zombie to claim the job', async () => (await readJob(db.pool, jobId))?.status === 'running');
+  const [expired] = await db.pool.query<ResultSetHeader>(EXPIRE_LEASE, [jobId]);
+  expect(expired.affectedRows).toBe(1);
   expect(await requeueExpiredLease(db.pool, jobId)).toBe(true);
-  const fresh = await deliverExport({ job_id: jobId }, context());
+  // Race prevented: with a 1.5 s lease a stall between the fresh claim and its finish could end the fresh
+  // lease too; 30 s keeps it live, and the zombie's 5 s pause keeps the fresh delivery ahead of its finish.
+  const fresh = await deliverExport({ job_id: jobId }, context({ leaseMs: 30_000 }));
   const afterFresh = await readJob(db.pool, jobId);
   const zombieOutcome = await zombie;
   return { jobId, fresh, afterFresh, zombieOutcome, final: await readJob(db.pool, jobId) };
@@ -98,11 +112,19 @@ describe('one delivery', () => {
   }, 20_000);
 
   it('When the deadline passes while the lease is still live, Then the finish publishes nothing [test:finish-refused-after-deadline]', async () => {
-    const { jobId } = await submitSnapshot(db.pool, [2], { deadlineMs: 1000 });
-    // A 30 s lease, but the holder pauses 1.5 s before its finish: past the 1 s deadline.
-    const slow = faultPoints(EXPORT_FAULT_POINTS, { [FAULTS_ENV]: faultRule('before-finish', 'delay-1500') });
-    const outcome = await deliverExport({ job_id: jobId }, context({ leaseMs: 30_000, faults: slow }));
+    const { jobId } = await submitSnapshot(db.pool, [2], { deadlineMs: 60_000 });
+    // A 30 s lease, but the deadline passes between the write and the finish (set by hand, not by a 1 s
+    // deadline and a pause). Race prevented: a claim delayed past a short deadline claimed nothing at all.
+    let deadlinesPassed = 0;
+    const writeThenPassDeadline: ExportParts['writeArtifact'] = async (dir, name, rows) => {
+      const written = await writeArtifactAtomically(dir, name, rows);
+      const [passed] = await db.pool.query<ResultSetHeader>(PASS_DEADLINE, [jobId]);
+      deadlinesPassed += passed.affectedRows;
+      return written;
+    };
+    const outcome = await deliverExport({ job_id: jobId }, context({ leaseMs: 30_000, parts: { writeArtifact: writeThenPassDeadline } }));
     const row = await readJob(db.pool, jobId);
+    expect(deadlinesPassed).toBe(1);
     expect(outcome).toMatchObject({ claimed: true, published: false });
     expect(row?.status).toBe('running');
     expect(row?.resultRef).toBeNull();

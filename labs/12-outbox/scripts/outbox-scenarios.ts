@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { Redis, type RedisOptions } from 'ioredis';
-import { errorCode, errorMessage, faultPoints, faultRule, FAULTS_ENV, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
+import { errorCode, errorMessage, faultPoints, faultRule, FAULTS_ENV, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { brokerConnection, openQueue, WORKER_OPTIONS, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import { readJob, startExportWorker, waitForTerminalRow, type DeliveryOutcome, type JobRow, type WakeUpMessage, type WakeUpQueue } from '@tasks-lab/11-mysql-leases';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
@@ -222,6 +222,9 @@ export interface NudgeEvidence {
 /** The poll interval of the nudge experiment: long, so a send that waits for the poll cannot pass for a nudge. */
 export const NUDGE_POLL_MS = 10_000;
 
+/** PUBSUB NUMSUB's answer for one channel ([channel, count]): the count. */
+const subscribers = (answer: unknown): number => (Array.isArray(answer) ? Number(answer[1]) : 0);
+
 export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Promise<NudgeEvidence> {
   const pollMs = ctx.nudgePollMs ?? NUDGE_POLL_MS;
   return withResources(signal, async (res) => {
@@ -234,7 +237,9 @@ export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Pro
     await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal });
     // Idle: the first round found nothing (or sent what an earlier check left) and now waits for the poll.
     await waitFor('the publisher to go idle', async () => publisher.stats().rounds >= 1, { timeoutMs: 10_000, intervalMs: 20, signal });
-    await sleep(300, signal); // the subscription is set up by now: subscribe is the publisher's first Redis command
+    // Its subscription is live (Redis counts one subscriber on the channel): a nudge published
+    // before that would reach nobody, and a fixed pause could be too short on a loaded machine.
+    await waitFor('the publisher to subscribe to the nudge channel', async () => subscribers(await redis.pubsub('NUMSUB', channel)) >= 1, { timeoutMs: 10_000, intervalMs: 20, signal });
     const before = publisher.stats();
     const { eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
     await ctx.parts.publishNudge(redis, { channel }).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));

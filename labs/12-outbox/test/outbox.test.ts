@@ -1,6 +1,6 @@
 // The outbox's data layer against a fresh database: the submit transaction, the claim,
 // the confirm by token and the release of a failed send.
-import { faultPoints, faultRule, FAULTS_ENV, sleep } from '@tasks-lab/lab-kit';
+import { faultPoints, faultRule, FAULTS_ENV } from '@tasks-lab/lab-kit';
 import { readJob } from '@tasks-lab/11-mysql-leases';
 import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,18 @@ beforeEach(async () => {
 });
 
 const pool = () => db!.pool;
+
+/** The test's clock: an event's claim, ended 1 ms ago (as if its publisher had stopped). Parameters: [eventId]. */
+const MARK_CLAIM_PASSED = `
+  UPDATE export_outbox
+  SET claimed_until = TIMESTAMPADD(MICROSECOND, -1000, NOW(6))
+  WHERE id = ? AND claimed_until IS NOT NULL`;
+
+/** The test's clock: a released event's retry delay, ended 1 ms ago. Parameters: [eventId]. */
+const MARK_RETRY_DUE = `
+  UPDATE export_outbox
+  SET available_at = TIMESTAMPADD(MICROSECOND, -1000, NOW(6))
+  WHERE id = ? AND sent_at IS NULL`;
 
 async function rowsOf(jobId: string): Promise<{ jobs: number; events: number }> {
   const [rows] = await pool().query<RowDataPacket[]>(COUNT_JOB_AND_EVENTS, [jobId, jobId]);
@@ -83,10 +95,13 @@ describe('claim, confirm, release', () => {
 
   it('When an event is under a live claim, Then a second claim does not get it; after the claim passes it does, with a new token', async () => {
     const { eventId } = await submitWithEvent(pool(), [1]);
-    const [first] = await claimEvents(pool(), { batch: 10, claimMs: 300 });
+    // A 30 s claim, then back-dated: a claim short enough to pass for real could pass before the
+    // second claim on a slow machine (CI runs ten labs on two cores). The broker-down drill's
+    // resend waits for a claim to pass for real.
+    const [first] = await claimEvents(pool(), { batch: 10, claimMs: 30_000 });
     expect(first?.eventId).toBe(eventId);
-    expect(await claimEvents(pool(), { batch: 10, claimMs: 300 })).toEqual([]);
-    await sleep(450);
+    expect(await claimEvents(pool(), { batch: 10, claimMs: 30_000 })).toEqual([]);
+    await pool().query(MARK_CLAIM_PASSED, [eventId]);
     const [second] = await claimEvents(pool(), { batch: 10, claimMs: 5000 });
     expect(second).toMatchObject({ eventId, sendAttempts: 2 });
     expect(second!.token).not.toBe(first!.token);
@@ -104,10 +119,14 @@ describe('claim, confirm, release', () => {
   it('When a send failed and the event is released, Then it keeps the reason and is claimable only after the retry delay', async () => {
     const { eventId } = await submitWithEvent(pool(), [1]);
     const [claimed] = await claimEvents(pool(), { batch: 10, claimMs: 5000 });
-    expect(await releaseFailed(pool(), eventId, claimed!.token, 'broker down', { retryDelayMs: 400 })).toBe(true);
-    expect(await readEvent(pool(), eventId)).toMatchObject({ claimToken: null, claimedUntil: null, sentAt: null, lastError: 'broker down' });
+    // A 30 s retry delay, then back-dated (as the claim above): a delay short enough to pass
+    // for real could pass before the second claim on a slow machine.
+    expect(await releaseFailed(pool(), eventId, claimed!.token, 'broker down', { retryDelayMs: 30_000 })).toBe(true);
+    const released = (await readEvent(pool(), eventId))!;
+    expect(released).toMatchObject({ claimToken: null, claimedUntil: null, sentAt: null, lastError: 'broker down' });
+    expect(released.availableAt.getTime() - Date.now()).toBeGreaterThan(20_000);
     expect(await claimEvents(pool(), { batch: 10, claimMs: 5000 })).toEqual([]);
-    await sleep(550);
+    await pool().query(MARK_RETRY_DUE, [eventId]);
     expect((await claimEvents(pool(), { batch: 10, claimMs: 5000 })).map((e) => e.eventId)).toEqual([eventId]);
   });
 

@@ -3,7 +3,7 @@
 // finish refuses to publish, and the scanner turns the wish into cancelled (leaving the gate).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { claim, readJob } from '@tasks-lab/11-mysql-leases';
+import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, finishAndLeave, readGateCounter } from '@tasks-lab/13-admission';
 import { canContinue } from '../src/can-continue.ts';
 import { requestCancel } from '../src/cancel.ts';
@@ -24,13 +24,13 @@ beforeEach(async () => {
   await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
 });
 
-/** The lease passed 1 ms ago, as if the holder died. Parameters: [jobId]. */
-const EXPIRE_LEASE = `UPDATE export_jobs SET lease_until = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ? AND status = 'running'`;
 /** The deadline 1 ms ago. Parameters: [jobId]. */
 const PASS_DEADLINE = `UPDATE export_jobs SET deadline_at = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ?`;
 
 const admit = async () => (await admitExport(db.pool, [1, 2])).jobId;
-const claimIt = (jobId: string) => claim(db.pool, jobId, { leaseMs: timings.leaseMs, maxAttempts: timings.maxAttempts });
+// A 30 s lease, not the short 1.5 s one: a slow machine could let the lease pass before a test
+// expects canContinue or finishAndLeave to succeed. Tests that need it passed use EXPIRE_LEASE.
+const claimIt = (jobId: string) => claim(db.pool, jobId, { leaseMs: 30_000, maxAttempts: timings.maxAttempts });
 
 describe('requestCancel', () => {
   it('When a queued job is asked to cancel twice, Then the first answers cancel-requested, the second already-requested, and the scanner cancels it [test:cancel-request-idempotent]', async () => {

@@ -11,20 +11,39 @@ import { EXPORT_JOB_NAME, openQueue, startWorker } from '@tasks-lab/08-broker-wo
 import { claim, readJob, WAKE_UP_JOB_OPTIONS, withTransaction, type DeliveryOutcome, type WakeUpJob, type WakeUpMessage } from '@tasks-lab/11-mysql-leases';
 import { admitExport, exportsAddress, FAST_QUEUE, finishAndLeave, LEAVE_GATE, readGateCounter, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { claimOrWait, courseClaim, putDeliveryBack, type ClaimAttempt } from '../src/claim.ts';
-import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, readShortRecoveryOptions } from '../src/options.ts';
 
 const timings = readShortRecoveryOptions();
 const OPTIONS = { leaseMs: 30_000, maxAttempts: 3 };
 
+/** The lock wait of the pool the waiting tests claim on: well past a stalled machine's pauses. */
+const LONG_LOCK_WAIT_SECONDS = 5;
+
 let db: FreshDatabase;
+let longWait: Pool | undefined;
 beforeAll(async () => {
   // Enough connections for a holder, two claims and the reads at once.
   db = await freshDatabase('claim', { settings: timings, connectionLimit: 10 });
+  // The same database, its sessions waiting 5 s for a row lock instead of 1 s (the statement
+  // time limit kept above it): for the tests whose claim must wait and then get the row.
+  longWait = await openJobsDatabase({
+    database: db.name,
+    settings: { ...timings, lockWaitSeconds: LONG_LOCK_WAIT_SECONDS, statementTimeLimitMs: (LONG_LOCK_WAIT_SECONDS + 5) * 1000 },
+    connectionLimit: 4,
+  });
 }, 60_000);
-afterAll(() => db?.drop());
+afterAll(async () => {
+  await longWait?.end().catch(() => {});
+  await db?.drop();
+});
 
 const pool = (): Pool => db.pool;
+/** The pool whose claims wait up to LONG_LOCK_WAIT_SECONDS for a held row. */
+const longWaitPool = (): Pool => {
+  if (!longWait) throw new Error('setup: the long-lock-wait pool is not open');
+  return longWait;
+};
 const newJob = async () => (await admitExport(pool(), [1], { rules: timings, deadlineMs: timings.deadlineMs })).jobId;
 
 // The tests' own statements (named, parameterised).
@@ -61,11 +80,11 @@ async function cancelWith(tx: PoolConnection, jobId: string): Promise<void> {
   await tx.query(LEAVE_GATE);
 }
 
-/** Runs the claim and tells whether it has settled yet. */
-function started(jobId: string) {
+/** Runs the claim (on `on`, the 1 s lock-wait pool unless told) and tells whether it has settled yet. */
+function started(jobId: string, on: Pool = pool()) {
   const t0 = Date.now();
   let settled = false;
-  const result = claimOrWait(pool(), jobId, OPTIONS).then((attempt) => {
+  const result = claimOrWait(on, jobId, OPTIONS).then((attempt) => {
     settled = true;
     return { attempt, ms: Date.now() - t0 };
   });
@@ -89,7 +108,9 @@ describe('claimOrWait', () => {
   it('When another transaction holds the row, Then the claim waits for its commit and claims the job [test:claim-waits-for-locked-row]', async () => {
     const jobId = await newJob();
     const holder = await holdRow(jobId);
-    const claiming = started(jobId);
+    // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the 300 ms sleep and the
+    // release past the lock wait, and the claim would answer busy instead of waiting it out.
+    const claiming = started(jobId, longWaitPool());
     await sleep(300);
     expect(claiming.settled(), 'the claim must wait while the row is held').toBe(false);
     await holder.release();
@@ -123,9 +144,10 @@ describe('claimOrWait', () => {
     // The plain read says "finished": no reason to wait for whoever holds the row.
     const holder = await holdRow(jobId);
     try {
-      const { attempt, ms } = await started(jobId).result;
+      // The outcome is the proof that it did not wait: the row stays held until after this, so a
+      // claim that waited would get the 1 s lock wait's 'busy'. (A time bound here would only race a slow machine.)
+      const { attempt } = await started(jobId).result;
       expect(attempt).toEqual({ outcome: 'not-claimable' });
-      expect(ms).toBeLessThan(500);
     } finally {
       await holder.release();
     }
@@ -146,7 +168,9 @@ describe('claimOrWait', () => {
     const jobId = await newJob();
     const gateBefore = await readGateCounter(pool());
     const holder = await holdRow(jobId);
-    const claiming = started(jobId);
+    // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the sleep, the cancel and
+    // the release past the lock wait, and the claim would answer busy before seeing the cancel.
+    const claiming = started(jobId, longWaitPool());
     await sleep(200);
     await cancelWith(holder.tx, jobId);
     await holder.release();
@@ -167,8 +191,10 @@ describe('claimOrWait', () => {
   it('When two claims wait on the same held row, Then after the commit one claims it and the other re-checks and answers not-claimable [test:claim-two-waiting-one-claims]', async () => {
     const jobId = await newJob();
     const holder = await holdRow(jobId);
-    const a = started(jobId);
-    const b = started(jobId);
+    // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the sleep and the release
+    // past the lock wait, and a claim would answer busy instead of waiting for the commit.
+    const a = started(jobId, longWaitPool());
+    const b = started(jobId, longWaitPool());
     await sleep(200);
     expect(a.settled() || b.settled()).toBe(false);
     await holder.release();

@@ -95,9 +95,11 @@ describe('confirmAndRecordDispatch', () => {
 
   it('When the confirmation is held at its fault point, Then the job row is locked and the outbox row not yet: job first, then outbox [test:confirm-lock-order-job-then-outbox]', async () => {
     const event = await claimedEvent();
-    const faults = faultPoints(CONFIRM_FAULT_POINTS, { [FAULTS_ENV]: faultRule('confirm-holding-job-lock', 'delay-800', 'once') });
+    // A 4 s hold, not 800 ms: a slow machine could let a short hold end before the probes see it.
+    // The probes use SKIP LOCKED (no lock wait), and the event's claim lasts 30 s: both outlast it.
+    const faults = faultPoints(CONFIRM_FAULT_POINTS, { [FAULTS_ENV]: faultRule('confirm-holding-job-lock', 'delay-4000', 'once') });
     const confirming = confirmAndRecordDispatch(pool(), event.eventId, event.token, event.jobId, faults);
-    await waitFor('the confirmation to lock the job row', async () => !(await free(PROBE_JOB, event.jobId)), { timeoutMs: 700, intervalMs: 10 });
+    await waitFor('the confirmation to lock the job row', async () => !(await free(PROBE_JOB, event.jobId)), { timeoutMs: 3000, intervalMs: 10 });
     expect(await free(PROBE_EVENT, event.eventId), 'the outbox row must not be locked before the job row').toBe(true);
     expect(await confirming).toBe(true);
     expect(await free(PROBE_JOB, event.jobId)).toBe(true);

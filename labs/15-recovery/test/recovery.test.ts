@@ -5,7 +5,7 @@
 import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from '@tasks-lab/lab-kit';
-import { claim, readJob } from '@tasks-lab/11-mysql-leases';
+import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, BULK_QUEUE, countActiveJobs, FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { readShortRecoveryOptions } from '../src/options.ts';
@@ -41,8 +41,6 @@ beforeEach(async () => {
 // Times set on a test's own rows: named, parameterised.
 /** The deadline `?` µs from now (negative: passed). Parameters: [micros, jobId]. */
 const SET_DEADLINE = `UPDATE export_jobs SET deadline_at = TIMESTAMPADD(MICROSECOND, ?, NOW(6)) WHERE id = ?`;
-/** The lease passed 1 ms ago, as if the holder died. Parameters: [jobId]. */
-const EXPIRE_LEASE = `UPDATE export_jobs SET lease_until = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ? AND status = 'running'`;
 /** The cancel flag, set directly (cancel.test.ts covers requestCancel). Parameters: [jobId]. */
 const FLAG_CANCEL = `UPDATE export_jobs SET cancel_requested = TRUE WHERE id = ?`;
 /** Attempts used up while queued. Parameters: [attempts, jobId]. */
@@ -74,12 +72,14 @@ async function dispatchedLongAgo(jobId: string): Promise<void> {
 describe("the course's scripts", () => {
   it('When next_attempt_at is ahead, Then two duplicate claims get nothing and attempts stay 0; after it, a claim gets attempts 1 [test:retry-gate-holds-duplicates]', async () => {
     const jobId = await admit();
-    const gateMs = 1000; // the course's 10 s, shortened
+    // 30 s ahead, not 1 s: a stalled machine could let a short gate pass before the two
+    // early claims. The gate is then moved to now instead of being waited for.
+    const gateMs = 30_000;
     await db.pool.query(SET_NEXT_ATTEMPT_AHEAD, [micros(gateMs), jobId]);
     expect(await claimed(jobId)).toBeUndefined();
     expect(await claimed(jobId)).toBeUndefined();
     expect((await readJob(db.pool, jobId))?.attempts).toBe(0);
-    await sleep(gateMs + 100);
+    await db.pool.query(SET_NEXT_ATTEMPT_AHEAD, [0, jobId]); // the gate, passed
     expect((await claimed(jobId))?.attempts).toBe(1);
   });
 
@@ -99,7 +99,10 @@ describe("the course's scripts", () => {
 describe('pass a: running, lease expired', () => {
   it('When the lease of a job with attempts left expires, Then it is queued after the backoff with a new event available at that same instant, attempts kept [test:expired-lease-requeued-with-backoff]', async () => {
     const jobId = await expiredRunning();
-    const report = await recoverBatch(db.pool, options);
+    // A 30 s backoff, not 500 ms: a slow machine could let the 500 ms backoff pass before the
+    // claim below, which must find the job still gated.
+    const backoffMs = 30_000;
+    const report = await recoverBatch(db.pool, { ...options, retryBackoffMs: backoffMs });
     const recovered = find(report, jobId);
     expect(report.requeued.map((j) => j.jobId)).toContain(jobId);
     expect(recovered).toMatchObject({ from: 'running', to: 'queued', reason: 'lease_expired', queueName: FAST_QUEUE });
@@ -113,7 +116,7 @@ describe('pass a: running, lease expired', () => {
     const [[available]] = (await db.pool.query<RowDataPacket[]>(`SELECT DATE_FORMAT(available_at, '%Y-%m-%d %H:%i:%s.%f') AS at FROM export_outbox WHERE id = ?`, [recovered?.eventId])) as unknown as [[RowDataPacket]];
     expect(available.at).toBe(at.at);
     const ahead = recovered!.nextAttemptAt!.getTime() - Date.now();
-    expect(ahead).toBeGreaterThan(timings.retryBackoffMs - 300);
+    expect(ahead).toBeGreaterThan(backoffMs - 5000); // 5 s of slack for a stalled machine; no backoff would give <= 0
     expect(await claimed(jobId)).toBeUndefined();
   });
 
@@ -141,7 +144,9 @@ describe('pass a: running, lease expired', () => {
 
   it('When a live lease is there, Then the scan leaves it alone [test:live-lease-untouched]', async () => {
     const jobId = await admit();
-    const held = await claimed(jobId);
+    // A 30 s lease, not the short 1.5 s one: a stalled machine could let it expire before the scan.
+    const held = await claim(db.pool, jobId, { leaseMs: 30_000, maxAttempts: timings.maxAttempts });
+    expect(held).toBeDefined();
     const report = await recoverBatch(db.pool, options);
     expect(find(report, jobId)).toBeUndefined();
     expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'running', leaseToken: held?.token });
@@ -196,7 +201,9 @@ describe('pass c: queued, dispatched, unclaimed', () => {
     await db.pool.query(MARK_EVENTS_SENT_AGO, [0, recent]);
     const pending = await admit(); // its first event is still unsent
     await db.pool.query(MARK_JOB_DISPATCHED_AGO, [micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), pending]);
-    const report = await recoverBatch(db.pool, options);
+    // A 60 s threshold, not 1 s: a slow machine could let 1 s pass between the sends and the scan,
+    // making "recent" overdue. `pending`, 61 s quiet, is still past it: only its unsent event holds it.
+    const report = await recoverBatch(db.pool, { ...options, unclaimedThresholdMs: 60_000 });
     expect(find(report, recent)).toBeUndefined();
     expect(find(report, pending)).toBeUndefined();
   });

@@ -4,15 +4,13 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS_ENV, launchProcess, type LabProcess } from '@tasks-lab/lab-kit';
-import { claim, readJob } from '@tasks-lab/11-mysql-leases';
+import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, FAST_QUEUE } from '@tasks-lab/13-admission';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { RECOVERY_OPTIONS, readShortRecoveryOptions, SERVER_PROCESS_OPTIONS } from '../src/options.ts';
 import { SCANNER_SHUTDOWN_GRACE_MS } from '../src/scanner-process.ts';
 
 const SCANNER = fileURLToPath(new URL('../src/scanner-process.ts', import.meta.url));
-/** The lease passed 1 ms ago, as if the holder died. Parameters: [jobId]. */
-const EXPIRE_LEASE = `UPDATE export_jobs SET lease_until = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ? AND status = 'running'`;
 
 const timings = readShortRecoveryOptions({});
 let db: FreshDatabase;

@@ -11,8 +11,8 @@
 //                     too: it must hold the marker, or the grep proved nothing.
 //   traceAfterRecovery  a job submitted under a trace is claimed directly (lesson 15's claim) and
 //                     never finished, as if its worker died. The publisher's wake-up reaches the
-//                     worker, which claims nothing (the row is running). Once the lease has passed,
-//                     the recovery scanner (in this process, with its phase lines) requeues it with
+//                     worker, which claims nothing (the row is running). Then the lease is ended
+//                     (back-dated: see DEAD_WORKER_LEASE_MS), and the recovery scanner (in this process, with its phase lines) requeues it with
 //                     a NEW event; the worker's second delivery claims attempt 2 with a new token,
 //                     and every line still carries the submit's trace id.
 //
@@ -27,7 +27,7 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { listen } from '@tasks-lab/01-state-machine';
 import { ensureInfra, loadCredentials } from '@tasks-lab/infra';
 import { errorMessage, FAULTS_ENV, launchProcess, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
-import { readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
+import { EXPIRE_LEASE, readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { publisherFaults, READ_EVENTS_OF_JOB, startPublisher, type PublisherParts, type RunningPublisher } from '@tasks-lab/12-outbox';
 import { scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { claimOrWait, startScanner } from '@tasks-lab/15-recovery';
@@ -41,6 +41,8 @@ import { formatTraceParent, newTrace, type TraceParent } from '../src/trace.ts';
 import { tracedPublisherParts } from '../src/traced-publisher.ts';
 
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
+/** traceAfterRecovery's dead worker holds its lease this long, until the scenario ends it. */
+const DEAD_WORKER_LEASE_MS = 60_000;
 const WORKER_READY = /export worker \d+ ready/;
 
 /** A process to start: a script of the lab (or a fixture) and its arguments. */
@@ -321,9 +323,13 @@ export function traceAfterRecovery(setup: TraceSetup): (signal: AbortSignal) => 
       const worker = await lab.launchWorker();
       const trace = newTrace();
       const { jobId } = await withTrace(trace, () => admitTraced(pool, [2, 3], { rules: timings, deadlineMs: timings.deadlineMs }));
-      // The claim of a worker that dies at once: a token, a lease, and nobody to finish.
-      const claimed = await claimOrWait(pool, jobId, { leaseMs: timings.leaseMs, maxAttempts: timings.maxAttempts });
+      // The claim of a worker that dies at once: a token, a lease, and nobody to finish. The lease
+      // is long and is ended below, once the first wake-up has been turned away: with a short
+      // lease, a loaded machine could deliver that wake-up after the lease, the scan and the
+      // backoff had passed, and it would claim attempt 2 itself (no second wake-up to follow).
+      const claimed = await claimOrWait(pool, jobId, { leaseMs: DEAD_WORKER_LEASE_MS, maxAttempts: timings.maxAttempts });
       const firstClaim = claimed.outcome === 'claimed' ? { token: claimed.job.token, attempts: claimed.job.attempts } : undefined;
+      const [firstEvent] = await eventIdsOf(pool, jobId);
 
       const publisher = await lab.startPublisher();
       const scannerLogger = lab.logger('scanner');
@@ -341,6 +347,9 @@ export function traceAfterRecovery(setup: TraceSetup): (signal: AbortSignal) => 
       });
       lab.res.add(scanner, (s) => s.close());
 
+      const turnedAway = (l: PhaseLine) => l.message_id === firstEvent && l.phase === 'not-claimed';
+      await within('the first wake-up to be turned away (the row is running)', async () => jobLines(jobId, worker.output()).some(turnedAway), 10_000, lab);
+      await pool.query(EXPIRE_LEASE, [jobId]); // the dead worker's lease ends; the scanner's next pass finds it
       await within('the job to succeed after its recovery', async () => (await readJob(pool, jobId))?.status === 'succeeded', timings.leaseMs + 8000, lab);
       await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), 2000, lab);
       return {

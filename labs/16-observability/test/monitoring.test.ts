@@ -2,9 +2,10 @@
 // file's own: the empty case (every age null, never 0), the ages that must be measured from
 // the right column and to the microsecond, the expired lease, the 20 oldest active jobs.
 // Rows are brought to their states by the real parts; back-dated times are named UPDATEs.
+import type { ResultSetHeader } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_STATES } from '@tasks-lab/01-state-machine';
-import { sleep } from '@tasks-lab/lab-kit';
+import { EXPIRE_LEASE } from '@tasks-lab/11-mysql-leases';
 import { claimOrWait } from '@tasks-lab/15-recovery';
 import { MARK_ALL_UNSENT_SENT, MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO } from '../scripts/monitoring-scenarios.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
@@ -67,10 +68,14 @@ describe('readMonitoring', () => {
 
   it('When a running job\'s lease passes, Then it counts as one expired lease [test:monitoring-expired-lease]', async () => {
     const jobId = await submit();
-    const attempt = await claimOrWait(db.pool, jobId, { leaseMs: 300, maxAttempts: 3 });
+    // A 30 s lease, then back-dated: with a short lease that passes for real, a slow machine
+    // (CI runs ten labs on two cores) could let it pass before the "not expired yet" read.
+    // Lesson 16's verify lets a 100 ms lease pass for real (putRowsInKnownStates).
+    const attempt = await claimOrWait(db.pool, jobId, { leaseMs: 30_000, maxAttempts: 3 });
     expect(attempt.outcome).toBe('claimed');
     expect((await readMonitoring(db.pool)).expiredLeases).toBe(0);
-    await sleep(350);
+    const [passed] = await db.pool.query<ResultSetHeader>(EXPIRE_LEASE, [jobId]);
+    expect(passed.affectedRows).toBe(1);
     const snapshot = await readMonitoring(db.pool);
     expect(snapshot.expiredLeases).toBe(1);
     expect(snapshot.statusCounts.running).toBe(1);

@@ -23,7 +23,10 @@ import { newTrace, parseTraceParent } from '../src/trace.ts';
 import { tracedPublisherParts } from '../src/traced-publisher.ts';
 import { observedFaults, startObservedWorker } from '../src/worker.ts';
 
-const timings = readShortObservabilityOptions({});
+// Long lease, claim and send bound: the tests read the exact sequence of phase lines, and on a
+// loaded machine a 1 s send bound or a 1.5 s outbox claim could pass mid-send (a second
+// `dispatched`), or a 1.5 s lease before the finish (no scanner runs here to recover it).
+const timings = readShortObservabilityOptions({}, { leaseMs: 30_000, claimMs: 30_000, sendTimeoutMs: 10_000 });
 const prefix = `${QUEUE_PREFIX}-x${randomBytes(4).toString('hex')}`;
 let db: FreshDatabase;
 let artifactsDir: string;
