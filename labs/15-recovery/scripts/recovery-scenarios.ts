@@ -26,7 +26,7 @@ import { READ_EVENTS_OF_JOB } from '@tasks-lab/12-outbox';
 import { admitExport, BULK_QUEUE, COURSE_RULES, FAST_QUEUE, readGateCounter, type RouteQueue } from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
 import type { RecoveryOptionValues } from '../src/options.ts';
-import { READ_DEAD_LETTER, READ_REPLAY_OF } from '../src/recovery-queries.ts';
+import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER, READ_REPLAY_OF } from '../src/recovery-queries.ts';
 import { recoverBatch, type RecoveryOptions, type RecoveryReport } from '../src/recovery.ts';
 import { replayJob } from '../src/replay.ts';
 
@@ -55,18 +55,6 @@ export const PRODUCTS = [1, 2];
 export const SET_NEXT_ATTEMPT_AHEAD = `
   UPDATE export_jobs
   SET next_attempt_at = TIMESTAMPADD(MICROSECOND, ?, NOW(6))
-  WHERE id = ?`;
-/** The course's step 6, its events: sent `?` µs ago, no claim. Parameters: [micros, jobId]. */
-export const MARK_EVENTS_SENT_AGO = `
-  UPDATE export_outbox
-  SET sent_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)), claim_token = NULL, claimed_until = NULL
-  WHERE job_id = ?`;
-/** The course's step 6, its job: dispatched, changed and due `?` µs ago. Parameters: [micros, micros, micros, jobId]. */
-export const MARK_JOB_DISPATCHED_AGO = `
-  UPDATE export_jobs
-  SET last_dispatched_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)),
-      updated_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)),
-      next_attempt_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6))
   WHERE id = ?`;
 /** Unsent events of one job. Rows: 1. Parameters: [jobId]. */
 export const COUNT_UNSENT_OF_JOB = `SELECT COUNT(*) AS n FROM export_outbox WHERE job_id = ? AND sent_at IS NULL`;

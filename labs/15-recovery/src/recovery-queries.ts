@@ -229,3 +229,20 @@ export const READ_DEAD_LETTER = `
   SELECT job_id, reason, quarantined_at
   FROM export_dead_letters
   WHERE job_id = ?`;
+
+// ---- the clock of the course's scripts, the drills and the tests (never the scanner's) -------
+// The course's step 6 ages a job as if it had been dispatched long ago; lessons 15 and 16's
+// scenarios and tests do the same by these two statements instead of waiting minutes.
+
+/** The course's step 6, its events: sent `?` µs ago, no claim. Parameters: [micros, jobId]. */
+export const MARK_EVENTS_SENT_AGO = `
+  UPDATE export_outbox
+  SET sent_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)), claim_token = NULL, claimed_until = NULL
+  WHERE job_id = ?`;
+/** The course's step 6, its job: dispatched, changed and due `?` µs ago. Parameters: [micros, micros, micros, jobId]. */
+export const MARK_JOB_DISPATCHED_AGO = `
+  UPDATE export_jobs
+  SET last_dispatched_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)),
+      updated_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)),
+      next_attempt_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6))
+  WHERE id = ?`;

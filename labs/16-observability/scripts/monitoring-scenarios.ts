@@ -30,7 +30,17 @@ import { artifactName, microseconds, readJob } from '@tasks-lab/11-mysql-leases'
 import { openNudgeClient } from '@tasks-lab/12-outbox';
 import { exportsAddress, FAST_QUEUE, finishAndLeave, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { scheduleOnce } from '@tasks-lab/14-schedule-slots';
-import { claimOrWait, deliverInChunks, recoverBatch, recoveryFaults, replayJob, requestCancel, writeArtifactInChunks } from '@tasks-lab/15-recovery';
+import {
+  claimOrWait,
+  deliverInChunks,
+  MARK_EVENTS_SENT_AGO,
+  MARK_JOB_DISPATCHED_AGO,
+  recoverBatch,
+  recoveryFaults,
+  replayJob,
+  requestCancel,
+  writeArtifactInChunks,
+} from '@tasks-lab/15-recovery';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { runHousekeeping, type HousekeepingReport } from '../src/housekeeping.ts';
 import { createMetrics, parseExposition, redisReady, type MetricSample } from '../src/metrics.ts';
@@ -67,11 +77,6 @@ export const AGE_JOB = `
   UPDATE export_jobs
   SET updated_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6))
   WHERE id = ?`;
-/** A job's events, sent `?` µs ago (the publisher's confirmation, back-dated). Parameters: [micros, jobId]. */
-export const MARK_EVENTS_SENT_AGO = `
-  UPDATE export_outbox
-  SET sent_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)), claim_token = NULL, claimed_until = NULL
-  WHERE job_id = ?`;
 /** One event, sent `?` µs ago. Parameters: [micros, eventId]. */
 export const MARK_EVENT_SENT_AGO = `
   UPDATE export_outbox
@@ -92,13 +97,6 @@ export const MARK_UNSENT_CREATED_AGO = `
   UPDATE export_outbox
   SET created_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)), available_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6))
   WHERE job_id = ? AND sent_at IS NULL`;
-/** A job dispatched, changed and due `?` µs ago (lesson 15's unclaimed pass reads all three). Parameters: [micros x3, jobId]. */
-export const MARK_JOB_DISPATCHED_AGO = `
-  UPDATE export_jobs
-  SET last_dispatched_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)),
-      updated_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6)),
-      next_attempt_at = TIMESTAMPADD(MICROSECOND, -?, NOW(6))
-  WHERE id = ?`;
 /** Every unsent event, sent now (what the publisher would do). Parameters: none. */
 export const MARK_ALL_UNSENT_SENT = `
   UPDATE export_outbox
