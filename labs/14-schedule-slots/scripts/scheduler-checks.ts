@@ -72,7 +72,11 @@ function judgeDowntime(e: DowntimeEvidence) {
   const gaps = after.slice(1).map((s, i) => planned(s) - planned(after[i]!));
   const origin = e.slots[0] ? planned(e.slots[0]) : 0;
   const offGrid = e.slots.filter((s) => !((planned(s) - origin) % every === 0));
-  const cadenceOk = after.length >= 1 && gaps.every((g) => g === every) && offGrid.length === 0;
+  // A run that starts more than `every` late (a busy machine) plans the next one from then: a
+  // planned time is skipped, the same no-backfill rule, so a gap may be a whole multiple of `every`.
+  const onGrid = (g: number) => g >= every && g % every === 0;
+  const skips = gaps.filter((g) => g > every).length;
+  const cadenceOk = after.length >= 1 && gaps.every(onGrid) && offGrid.length === 0;
   const handled = (s: SlotRow) => secondRun?.ticks.find((t) => t.slotKey === s.slotKey)?.handledAt;
   const downtimeSlots = inDowntime.map((s) => `${clock(s.plannedAt)}${handled(s) ? ` (handled ${clock(Date.parse(handled(s)!))})` : ''}`);
 
@@ -81,7 +85,11 @@ function judgeDowntime(e: DowntimeEvidence) {
     (inDowntime.length === 1 ? `, ${downtimeSlots[0]}: the one overdue run` : ` ${show(downtimeSlots)} (EXPECTED exactly 1: no backfill)`);
   const afterText =
     `after the restart: ${after.length} slot(s) at ${after.map((s) => clock(s.plannedAt)).join(', ') || 'none'}` +
-    (cadenceOk ? `, ${formatDuration(every)} apart` : ` (NOT the cadence: gaps ${show(gaps)} ms${offGrid.length > 0 ? `, ${offGrid.length} slot(s) off the schedule's grid` : ''})`);
+    (cadenceOk
+      ? skips === 0
+        ? `, ${formatDuration(every)} apart`
+        : `, on the ${formatDuration(every)} grid (gaps ${show(gaps)} ms: ${skips} run(s) started late, so their next planned time was skipped, not made up)`
+      : ` (NOT the cadence: gaps ${show(gaps)} ms${offGrid.length > 0 ? `, ${offGrid.length} slot(s) off the schedule's grid` : ''})`);
   return outcome(
     missed >= 2 && inDowntime.length === 1 && cadenceOk,
     `${e.slotsBeforeStop} slot(s) before the stop (last planned ${clock(last)}); ${stop}: ${downtimeText}; ${afterText} (${e.timings})`,
