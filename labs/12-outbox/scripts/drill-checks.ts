@@ -60,8 +60,9 @@ export function buildDrillChecks(deps: DrillCheckDeps = {}): Check[] {
         outcome(
           e.whileDown.events === 1 && e.whileDown.unsentEvents === 1 && e.afterRestart.eventSent && e.afterRestart.jobState === 'succeeded' && e.afterRestart.resultRef !== null,
           `while Redis was down the event was ${e.whileDown.events === 1 && e.whileDown.unsentEvents === 1 ? 'kept unsent' : 'NOT kept unsent'}; ` +
-            `after Redis came back: event ${e.afterRestart.eventSent ? 'sent' : 'NOT sent'}, job ${show(e.afterRestart.jobState)}, ` +
-            `result_ref ${show(e.afterRestart.resultRef)}, ${e.afterRestart.deliveries} delivery(ies)${e.afterRestart.deliveryOutcomes.length > 0 ? ` (${e.afterRestart.deliveryOutcomes.join('; ')})` : ''} (${e.timings})`,
+            `after Redis came back: event ${e.afterRestart.eventSent ? 'sent' : 'NOT sent'}, job ${show(e.afterRestart.jobState)} (attempts ${show(e.afterRestart.attempts)}), ` +
+            `result_ref ${show(e.afterRestart.resultRef)}, ${e.afterRestart.deliveries} delivery(ies)${e.afterRestart.deliveryOutcomes.length > 0 ? ` (${e.afterRestart.deliveryOutcomes.join('; ')})` : ''}` +
+            `${e.afterRestart.failedDeliveries.length > 0 ? `, ${e.afterRestart.failedDeliveries.length} failed: ${e.afterRestart.failedDeliveries.join(' | ')}` : ''} (${e.timings})`,
         ),
     }),
     defineCheck({

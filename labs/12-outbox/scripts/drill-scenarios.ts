@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { Redis, type RedisOptions } from 'ioredis';
 import { ensureInfra, startPrivateRedis } from '@tasks-lab/infra';
-import { FAULTS_ENV, faultPoints, faultRule, launchProcess, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
+import { errorMessage, FAULTS_ENV, faultPoints, faultRule, launchProcess, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import { claim, EXPORT_FAULT_POINTS, readJob, waitForTerminalRow, type DeliveryOutcome, type JobRow, type WakeUpMessage, type WakeUpQueue } from '@tasks-lab/11-mysql-leases';
 import { freshDatabase, openJobsDatabase } from '../src/database.ts';
@@ -98,12 +98,19 @@ export interface Delivery {
   published: boolean;
 }
 
+/** What a counting worker saw: every completed delivery, and what each delivery that threw said. */
+interface Seen {
+  deliveries: Delivery[];
+  /** A delivery that threw is not a completed one; a drill whose job stays queued after one completed delivery must show whether another claimed and failed. */
+  failures: string[];
+}
+
 /** Lesson 11's worker in this process, on `queueName`, writing into `artifactsDir`; returns every delivery it saw. */
 async function startCountingWorker(
   res: Resources,
   artifactsDir: string,
   options: { database: string; queueName: string; timings: OutboxOptionValues; parts: DrillParts; connection?: RedisOptions },
-): Promise<Delivery[]> {
+): Promise<Seen> {
   const settings = { ...WORKER_PROCESS_OPTIONS.defaults(), queueName: options.queueName, database: options.database, artifactsDir, concurrency: 2 };
   const worker = res.add(
     await startOutboxWorker({
@@ -117,9 +124,10 @@ async function startCountingWorker(
     }),
     (w) => w.close(),
   );
-  const deliveries: Delivery[] = [];
-  worker.worker.on('completed', (job, outcome) => deliveries.push({ bullJobId: String(job.id), claimed: outcome.claimed, published: outcome.published }));
-  return deliveries;
+  const seen: Seen = { deliveries: [], failures: [] };
+  worker.worker.on('completed', (job, outcome) => seen.deliveries.push({ bullJobId: String(job.id), claimed: outcome.claimed, published: outcome.published }));
+  worker.worker.on('failed', (_job, err) => seen.failures.push(errorMessage(err).slice(0, 100)));
+  return seen;
 }
 
 /** A folder for the worker's artifacts, removed with the scope. */
@@ -160,7 +168,16 @@ export interface BrokerDownEvidence {
   errorsReported: number;
   /** The same publisher, still running: after Redis came back, the event was sent and the job ran. */
   /** deliveryOutcomes: what each completed delivery did ("claimed, published", "not claimed": a claim that found the row taken or not due). */
-  afterRestart: { eventSent: boolean; jobState: string | undefined; resultRef: string | null; deliveries: number; deliveryOutcomes: string[] };
+  afterRestart: {
+    eventSent: boolean;
+    jobState: string | undefined;
+    attempts: number | undefined;
+    resultRef: string | null;
+    deliveries: number;
+    deliveryOutcomes: string[];
+    /** What each delivery that threw said (none in a healthy run). */
+    failedDeliveries: string[];
+  };
 }
 
 export function brokerDown(setup: DrillSetup): (signal: AbortSignal) => Promise<BrokerDownEvidence> {
@@ -173,7 +190,7 @@ export function brokerDown(setup: DrillSetup): (signal: AbortSignal) => Promise<
       const redis = res.add(await startPrivateRedis(), (r) => r.close());
       const queueName = `exports-drill-${randomBytes(4).toString('hex')}`;
       const pool = res.add(await openJobsDatabase({ database, settings: timings }), (p) => p.end());
-      const deliveries = await startCountingWorker(res, await artifactFolder(res), { database, queueName, timings, parts, connection: redis.options() });
+      const { deliveries, failures } = await startCountingWorker(res, await artifactFolder(res), { database, queueName, timings, parts, connection: redis.options() });
       const errors: { at: number; message: string }[] = [];
       res.add(await parts.startPublisher({ pool, connection: redis.options(), timings, onError: (message) => errors.push({ at: Date.now(), message }) }), (p) => p.close());
       const nudger = res.add(openNudgeClient(redis.options()), (c) => c.disconnect());
@@ -225,9 +242,11 @@ export function brokerDown(setup: DrillSetup): (signal: AbortSignal) => Promise<
         afterRestart: {
           eventSent: after.events.length > 0 && after.events.every((e) => e.sentAt !== null),
           jobState: final?.status,
+          attempts: final?.attempts,
           resultRef: final?.resultRef ?? null,
           deliveries: deliveries.length,
           deliveryOutcomes: deliveries.map((d) => `${d.claimed ? 'claimed' : 'not claimed'}${d.published ? ', published' : ''}`),
+          failedDeliveries: [...failures],
         },
       };
     });
@@ -290,7 +309,7 @@ export function lostConfirmation(setup: DrillSetup, variant: LostConfirmationVar
         await q.close();
       });
       const artifactsDir = await artifactFolder(res);
-      const deliveries = await startCountingWorker(res, artifactsDir, { database, queueName, timings, parts });
+      const { deliveries } = await startCountingWorker(res, artifactsDir, { database, queueName, timings, parts });
 
       const submitted = await submitWithEvent(pool, [2], { queueName, deadlineMs: timings.deadlineMs });
       const env = { ...OUTBOX_OPTIONS.toEnv(timings), ...PUBLISHER_PROCESS_OPTIONS.toEnv({ database }) };
