@@ -144,8 +144,8 @@ export interface ScanSeen {
 }
 
 /** A scan, with the batch's error kept as evidence (a broken batch may throw). */
-async function runScan(ctx: RecoveryContext, pool: Pool): Promise<RecoveryReport | Error> {
-  return ctx.parts.recoverBatch(pool, batchOptions(ctx.timings)).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+async function runScan(ctx: RecoveryContext, pool: Pool, timings: RecoveryOptionValues = ctx.timings): Promise<RecoveryReport | Error> {
+  return ctx.parts.recoverBatch(pool, batchOptions(timings)).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 }
 
 function seenIn(report: RecoveryReport | Error, jobId: string): ScanSeen {
@@ -163,7 +163,7 @@ function seenIn(report: RecoveryReport | Error, jobId: string): ScanSeen {
 /**
  * The course's gate is 10 s ahead; ours, 5 s (still the course's, shortened, as the check says),
  * and moved to now instead of waited for: a 1 s gate could pass on a stalled machine before the
- * two early claims, and a long one costs no wait.
+ * two early claims, and a long one costs no wait. The scanner half's backoff is as long, for the same reason.
  */
 export const RETRY_GATE_MS = 5000;
 
@@ -190,17 +190,20 @@ export async function retryGate(ctx: RecoveryContext, signal: AbortSignal): Prom
     const scannerJob = await submit(ctx, pool);
     const first = await tryClaim(ctx, pool, scannerJob);
     await waitForLeaseToPass(pool, scannerJob, ctx.timings.leaseMs, res.signal);
-    const scan = seenIn(await runScan(ctx, pool), scannerJob);
+    // This scan's backoff is the gate's length, not the short timings' 500 ms, which a stalled
+    // machine could let pass before the two early claims; it is then moved to now, not slept out.
+    const backoffMs = RETRY_GATE_MS;
+    const scan = seenIn(await runScan(ctx, pool, { ...ctx.timings, retryBackoffMs: backoffMs }), scannerJob);
     const requeuedAt = Date.now();
     const scannerEarly = [await tryClaim(ctx, pool, scannerJob), await tryClaim(ctx, pool, scannerJob)];
     const scannerBetween = (await mustRead(pool, scannerJob)).attempts;
     const waitedMs = Date.now() - requeuedAt;
-    await sleep(ctx.timings.retryBackoffMs + 100, res.signal);
+    await pool.query(SET_NEXT_ATTEMPT_AHEAD, [0, scannerJob]);
     const scannerLate = await tryClaim(ctx, pool, scannerJob);
     return {
       gateMs: RETRY_GATE_MS,
       course: { early, attemptsBetween, late },
-      scanner: { first, scan, early: scannerEarly, attemptsBetween: scannerBetween, late: scannerLate, backoffMs: ctx.timings.retryBackoffMs, waitedMs },
+      scanner: { first, scan, early: scannerEarly, attemptsBetween: scannerBetween, late: scannerLate, backoffMs, waitedMs },
     };
   });
 }
