@@ -12,9 +12,10 @@
 //   traceAfterRecovery  a job submitted under a trace is claimed directly (lesson 15's claim) and
 //                     never finished, as if its worker died. The publisher's wake-up reaches the
 //                     worker, which claims nothing (the row is running). Then the lease is ended
-//                     (back-dated: see DEAD_WORKER_LEASE_MS), and the recovery scanner (in this process, with its phase lines) requeues it with
-//                     a NEW event; the worker's second delivery claims attempt 2 with a new token,
-//                     and every line still carries the submit's trace id.
+//                     (back-dated: see DEAD_WORKER_LEASE_MS), and the recovery scanner (in this
+//                     process, with its phase lines) requeues it with a NEW event; the worker's
+//                     second delivery claims attempt 2 with a new token, and every line still
+//                     carries the submit's trace id.
 //
 // Each scenario has a fresh database, a BullMQ prefix of its own (obliterated afterwards), an
 // artifacts folder of its own, and its worker as a real process. Nothing is mocked.
@@ -41,6 +42,8 @@ import { formatTraceParent, newTrace, type TraceParent } from '../src/trace.ts';
 import { tracedPublisherParts } from '../src/traced-publisher.ts';
 
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
+/** How long a worker process's line may trail the row it wrote (its stdout reaches us through a pipe). */
+const LINE_AFTER_ROW_MS = 10_000;
 /** traceAfterRecovery's dead worker holds its lease this long, until the scenario ends it. */
 const DEAD_WORKER_LEASE_MS = 60_000;
 const WORKER_READY = /export worker \d+ ready/;
@@ -280,7 +283,7 @@ export function followOneJob(setup: TraceSetup): (signal: AbortSignal) => Promis
       if (jobId) {
         await within('the job to succeed', async () => (await readJob(lab.pool, jobId))?.status === 'succeeded', 10_000, lab);
         // The row is finished inside the delivery; the worker's line is written a moment later.
-        await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), 2000, lab);
+        await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), LINE_AFTER_ROW_MS, lab);
       }
       const row = jobId ? await rowFacts(lab.pool, jobId) : undefined;
       const artifact = row?.resultRef ? await readFile(join(lab.artifactsDir, row.resultRef), 'utf8').catch(() => '') : '';
@@ -351,7 +354,7 @@ export function traceAfterRecovery(setup: TraceSetup): (signal: AbortSignal) => 
       await within('the first wake-up to be turned away (the row is running)', async () => jobLines(jobId, worker.output()).some(turnedAway), 10_000, lab);
       await pool.query(EXPIRE_LEASE, [jobId]); // the dead worker's lease ends; the scanner's next pass finds it
       await within('the job to succeed after its recovery', async () => (await readJob(pool, jobId))?.status === 'succeeded', timings.leaseMs + 8000, lab);
-      await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), 2000, lab);
+      await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), LINE_AFTER_ROW_MS, lab);
       return {
         timings: describeTimings(timings),
         trace,
