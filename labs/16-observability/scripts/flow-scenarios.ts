@@ -125,16 +125,6 @@ function startWorkers(ctx: FlowContext, res: Resources, x: FlowExperiment, proce
 /** How long a part of parentAfterChildren waits for the next part to finish, at most. */
 const PART_ORDER_BOUND_MS = 5000;
 
-/** Polls until `partId` has a finishedOn that lies in the past (or the bound passes). */
-async function nextPartFinished(queue: Queue, partId: string): Promise<void> {
-  const deadline = Date.now() + PART_ORDER_BOUND_MS;
-  while (Date.now() < deadline) {
-    const finishedOn = (await queue.getJob(partId))?.finishedOn;
-    if (finishedOn !== undefined && finishedOn < Date.now()) return;
-    await sleep(10);
-  }
-}
-
 const bundleIdOf = (label: string) => `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
 /** A job's state, polled until it is one of `states` or the time runs out: the last state seen either way. */
@@ -206,16 +196,16 @@ export async function parentAfterChildren(ctx: FlowContext, signal: AbortSignal)
     const x = await openExperiment(res, 'flowparent');
     const parts = Math.ceil(PRODUCTS.length / PART_SIZE);
     const real = exportPart(x.pool);
-    // Part n runs once BullMQ has recorded part n + 1 finished (its finishedOn, a millisecond
-    // earlier at the least): part 3 finishes first, part 1 last, whatever order the worker
-    // fetched them in. (A fixed delay per part would rely on the three being fetched within
-    // that delay of each other, which a loaded machine does not promise; ordering on the
-    // processor's return could leave two parts with the same finishedOn.) A manifest in the
-    // order the parts finished, not in part order, shows. Concurrency 8 lets all three wait at
-    // once; the bound keeps a part that never ran from holding the others.
+    // Part n runs once BullMQ has recorded part n + 1 completed (its finishedOn written before
+    // part n even starts): part 3 finishes first, part 1 last, whatever order the worker fetched
+    // them in. (A fixed delay per part would rely on the three being fetched within that delay
+    // of each other, which a loaded machine does not promise; ordering on the processor's return
+    // could leave two parts with the same finishedOn.) A manifest in the order the parts
+    // finished, not in part order, shows. Concurrency 8 lets all three wait at once; the bound
+    // keeps a part that never ran from holding the others.
     const bundleId = bundleIdOf('order');
     startWorkers(ctx, res, x, async (data, job) => {
-      if (data.part < parts) await nextPartFinished(x.queue, partJobId(bundleId, data.part + 1));
+      if (data.part < parts) await settle(x.queue, partJobId(bundleId, data.part + 1), ['completed'], res.signal, PART_ORDER_BOUND_MS);
       return real(data, job);
     });
     const addedAt = Date.now();
