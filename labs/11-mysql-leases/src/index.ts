@@ -41,6 +41,7 @@ export {
   COUNT_JOBS,
   COUNT_JOBS_IN_STATE,
   EXPIRE_LEASE,
+  PASS_DEADLINE,
 } from './job-queries.ts';
 
 // The job record and its leases.

@@ -135,3 +135,11 @@ export const COUNT_JOBS_IN_STATE = `SELECT COUNT(*) AS n FROM export_jobs WHERE 
 export const EXPIRE_LEASE = `
   UPDATE export_jobs SET lease_until = TIMESTAMPADD(MICROSECOND, -1000, NOW(6))
   WHERE id = ? AND status = 'running'`;
+
+/**
+ * The tests' clock, as EXPIRE_LEASE: a running job's deadline, passed 1 ms ago (its lease still
+ * live). Affected rows: 1 while the job runs; 0 otherwise. Parameters: [jobId].
+ */
+export const PASS_DEADLINE = `
+  UPDATE export_jobs SET deadline_at = TIMESTAMPADD(MICROSECOND, -1000, NOW(6))
+  WHERE id = ? AND status = 'running'`;

@@ -10,7 +10,7 @@ import { faultPoints, faultRule, FAULTS_ENV, waitFor } from '@tasks-lab/lab-kit'
 import { writeArtifactAtomically } from '../src/artifact.ts';
 import { withTransaction, freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { EXPORT_FAULT_POINTS, deliverExport, exportFaults, type ExportContext, type ExportParts } from '../src/export-worker.ts';
-import { EXPIRE_LEASE } from '../src/job-queries.ts';
+import { EXPIRE_LEASE, PASS_DEADLINE } from '../src/job-queries.ts';
 import { claim, readJob, requeueExpiredLease, submitSnapshot } from '../src/leases.ts';
 import { SHORT_TIMINGS } from '../src/options.ts';
 
@@ -30,9 +30,6 @@ afterAll(async () => {
 function context(overrides: Partial<ExportContext> = {}): ExportContext {
   return { pool: db.pool, leaseMs: LEASE_MS, maxAttempts: 3, artifactsDir, faults: exportFaults({}), ...overrides };
 }
-
-/** Moves one running job's deadline 1 ms into the past (the server's clock), as if its time had run out. Parameters: [id]. */
-const PASS_DEADLINE = `UPDATE export_jobs SET deadline_at = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ? AND status = 'running'`;
 
 /** How long the zombie pauses before its finish: meanwhile its lease is ended, the job requeued and a fresh holder publishes. */
 const ZOMBIE_PAUSE_MS = 5000;

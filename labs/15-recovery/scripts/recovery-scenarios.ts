@@ -26,7 +26,7 @@ import { READ_EVENTS_OF_JOB } from '@tasks-lab/12-outbox';
 import { admitExport, BULK_QUEUE, COURSE_RULES, FAST_QUEUE, readGateCounter, type RouteQueue } from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
 import type { RecoveryOptionValues } from '../src/options.ts';
-import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER, READ_REPLAY_OF } from '../src/recovery-queries.ts';
+import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER, READ_REPLAY_OF, SET_NEXT_ATTEMPT_AHEAD } from '../src/recovery-queries.ts';
 import { recoverBatch, type RecoveryOptions, type RecoveryReport } from '../src/recovery.ts';
 import { replayJob } from '../src/replay.ts';
 
@@ -51,11 +51,6 @@ export interface RecoveryContext {
 export const PRODUCTS = [1, 2];
 
 // Setting times on one experiment's own rows. Named, parameterised, by primary key or job id.
-/** The course's step 5: the next attempt `?` µs from now. Affected rows: 1. Parameters: [micros, jobId]. */
-export const SET_NEXT_ATTEMPT_AHEAD = `
-  UPDATE export_jobs
-  SET next_attempt_at = TIMESTAMPADD(MICROSECOND, ?, NOW(6))
-  WHERE id = ?`;
 /** Unsent events of one job. Rows: 1. Parameters: [jobId]. */
 export const COUNT_UNSENT_OF_JOB = `SELECT COUNT(*) AS n FROM export_outbox WHERE job_id = ? AND sent_at IS NULL`;
 /** Dead letters of one job (the primary key says at most 1; a broken table could say more). Parameters: [jobId]. */

@@ -231,9 +231,15 @@ export const READ_DEAD_LETTER = `
   WHERE job_id = ?`;
 
 // ---- the clock of the course's scripts, the drills and the tests (never the scanner's) -------
-// The course's step 6 ages a job as if it had been dispatched long ago; lessons 15 and 16's
-// scenarios and tests do the same by these two statements instead of waiting minutes.
+// The course's step 5 puts a job's next attempt ahead and step 6 ages a job as if it had been
+// dispatched long ago; lessons 15 and 16's scenarios and tests do the same by these statements
+// instead of waiting seconds or minutes.
 
+/** The course's step 5: the next attempt `?` µs from now (0: due now). Affected rows: 1. Parameters: [micros, jobId]. */
+export const SET_NEXT_ATTEMPT_AHEAD = `
+  UPDATE export_jobs
+  SET next_attempt_at = TIMESTAMPADD(MICROSECOND, ?, NOW(6))
+  WHERE id = ?`;
 /** The course's step 6, its events: sent `?` µs ago, no claim. Parameters: [micros, jobId]. */
 export const MARK_EVENTS_SENT_AGO = `
   UPDATE export_outbox

@@ -3,7 +3,7 @@
 // finish refuses to publish, and the scanner turns the wish into cancelled (leaving the gate).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
+import { claim, EXPIRE_LEASE, PASS_DEADLINE, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, finishAndLeave, readGateCounter } from '@tasks-lab/13-admission';
 import { canContinue } from '../src/can-continue.ts';
 import { requestCancel } from '../src/cancel.ts';
@@ -23,9 +23,6 @@ beforeEach(async () => {
   await db.pool.query(`UPDATE export_jobs SET status = 'succeeded', lease_token = NULL WHERE status IN ('queued', 'running')`);
   await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
 });
-
-/** The deadline 1 ms ago. Parameters: [jobId]. */
-const PASS_DEADLINE = `UPDATE export_jobs SET deadline_at = TIMESTAMPADD(MICROSECOND, -1000, NOW(6)) WHERE id = ?`;
 
 const admit = async () => (await admitExport(db.pool, [1, 2])).jobId;
 // A 30 s lease, not the short 1.5 s one: a slow machine could let the lease pass before a test

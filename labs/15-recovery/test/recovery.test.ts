@@ -9,7 +9,7 @@ import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, BULK_QUEUE, countActiveJobs, FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { readShortRecoveryOptions } from '../src/options.ts';
-import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER } from '../src/recovery-queries.ts';
+import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER, SET_NEXT_ATTEMPT_AHEAD } from '../src/recovery-queries.ts';
 import { recoverBatch, type RecoveryReport } from '../src/recovery.ts';
 import { startScanner } from '../src/scanner.ts';
 import {
@@ -18,7 +18,6 @@ import {
   COUNT_UNSENT_OF_JOB,
   DISPATCHED_AGO_MS,
   queuesOfJob,
-  SET_NEXT_ATTEMPT_AHEAD,
 } from '../scripts/recovery-scenarios.ts';
 
 const timings = readShortRecoveryOptions({});

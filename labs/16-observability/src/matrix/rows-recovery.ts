@@ -9,7 +9,7 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { FAULTS_ENV, faultRule, launchProcess, sleep, type Exit } from '@tasks-lab/lab-kit';
 import { artifactName, microseconds, readJob, writeArtifactAtomically } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
-import { READ_DEAD_LETTER, requestCancel, type ClaimAttempt, type RecoveryReport } from '@tasks-lab/15-recovery';
+import { READ_DEAD_LETTER, requestCancel, SET_NEXT_ATTEMPT_AHEAD, type ClaimAttempt, type RecoveryReport } from '@tasks-lab/15-recovery';
 import { OBSERVABILITY_OPTIONS, WORKER_PROCESS_OPTIONS } from '../options.ts';
 import { parsePhaseLines } from '../phase-log.ts';
 import { readJobState, shortId, type DeliverySeen, type ObservedState } from './evidence.ts';
@@ -33,12 +33,6 @@ import {
 import { defineRow, Findings, type MatrixRow } from './row.ts';
 
 // ---- statements that set a time, on the row's own job only ------------------------------
-
-/** The course's row: next_attempt_at `?` µs in the future. Affected rows: 1. Parameters: [micros, jobId]. */
-export const SET_NEXT_ATTEMPT_AHEAD = `
-  UPDATE export_jobs
-  SET next_attempt_at = TIMESTAMPADD(MICROSECOND, ?, NOW(6))
-  WHERE id = ?`;
 
 /**
  * A queued job that has been quiet for `?` µs: created, changed and due that long ago (its event
