@@ -3,4 +3,7 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
 import base from '../../vitest.base.ts';
 
-export default mergeConfig(base, defineConfig({ test: { globalSetup: ['../../shared/infra/src/vitest-global-setup.ts'] } }));
+export default mergeConfig(
+  base,
+  defineConfig({ test: { globalSetup: ['../../shared/infra/src/vitest-global-setup.ts'] } }),
+);

@@ -1,6 +1,6 @@
 // Try it yourself (lesson 01): give every job view a `terminal` flag, derived from the
 // state machine instead of stored, so it can never disagree with the job's state.
-// Graded by test/exercise.test.ts: `pnpm lab 01 --exercise` runs it on exercise/, `--solution` on solutions/.
+// Graded by test/exercise.test.ts: `pnpm -w lab 01 --exercise` runs it on exercise/, `--solution` on solutions/.
 import { ALLOWED_TRANSITIONS, type ExportJob, type JobState } from '../src/store.ts';
 
 /** For each state, the states a job may move to next (the shape of ALLOWED_TRANSITIONS). */

@@ -64,6 +64,11 @@ export async function request(url: string, init: RequestInit = {}): Promise<Http
 }
 
 /** POST a JSON body (already serialised, so tests can also send broken JSON). */
-export function postJson(url: string, body: string, contentType = 'application/json', init: RequestInit = {}): Promise<HttpAnswer> {
+export function postJson(
+  url: string,
+  body: string,
+  contentType = 'application/json',
+  init: RequestInit = {},
+): Promise<HttpAnswer> {
   return request(url, { ...init, method: 'POST', headers: { 'content-type': contentType }, body });
 }

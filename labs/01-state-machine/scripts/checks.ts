@@ -63,8 +63,16 @@ export function buildChecks(deps: ChecksDeps = {}): Check[] {
       judge: ({ submit }) => {
         const { id, status } = asJob(submit);
         const location = submit.headers.get('location');
-        const ok = submit.status === 202 && typeof id === 'string' && UUID.test(id) && location === `/exports/${id}` && status === 'queued';
-        return outcome(ok, `status ${submit.status}, id ${String(id)}, Location ${location ?? '(none)'}, status field ${String(status)}`);
+        const ok =
+          submit.status === 202 &&
+          typeof id === 'string' &&
+          UUID.test(id) &&
+          location === `/exports/${id}` &&
+          status === 'queued';
+        return outcome(
+          ok,
+          `status ${submit.status}, id ${String(id)}, Location ${location ?? '(none)'}, status field ${String(status)}`,
+        );
       },
     }),
     defineCheck({
@@ -111,9 +119,15 @@ export function buildChecks(deps: ChecksDeps = {}): Check[] {
           // A 422 must also say which field is wrong, so the client can fix it.
           const named = bad.status !== 422 || (asError(answer).issues?.length ?? 0) > 0;
           const ok = answer.status === bad.status && isClearError(answer) && named;
-          return { ok, text: `${bad.label} ${answer.status}${ok ? '' : ` (expected ${bad.status} with a JSON message)`}` };
+          return {
+            ok,
+            text: `${bad.label} ${answer.status}${ok ? '' : ` (expected ${bad.status} with a JSON message)`}`,
+          };
         });
-        return outcome(seen.every((s) => s.ok), seen.map((s) => s.text).join(', '));
+        return outcome(
+          seen.every((s) => s.ok),
+          seen.map((s) => s.text).join(', '),
+        );
       },
     }),
     defineCheck({
@@ -143,8 +157,13 @@ export function buildChecks(deps: ChecksDeps = {}): Check[] {
       judge: ({ before, after, thrown }) => {
         const unchanged = before !== undefined && isDeepStrictEqual(before, after);
         const what = thrown ? `threw ${thrown.name}${thrown.status ? ` (${thrown.status})` : ''}` : 'did not throw';
-        const record = unchanged ? 'deep-equal before and after' : `changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`;
-        return outcome(thrown?.isInvalidTransition === true && unchanged, `succeeded -> running ${what}; record ${record}`);
+        const record = unchanged
+          ? 'deep-equal before and after'
+          : `changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`;
+        return outcome(
+          thrown?.isInvalidTransition === true && unchanged,
+          `succeeded -> running ${what}; record ${record}`,
+        );
       },
     }),
     defineCheck({
@@ -152,10 +171,19 @@ export function buildChecks(deps: ChecksDeps = {}): Check[] {
       name: 'terminal is derived: false for queued and running, true for the three end states',
       scenario: (signal) => terminalFlags(inProcess, signal),
       judge: ({ answers, storedHasTerminalField }) => {
-        const wanted: Record<JobState, boolean> = { queued: false, running: false, succeeded: true, failed: true, cancelled: true };
+        const wanted: Record<JobState, boolean> = {
+          queued: false,
+          running: false,
+          succeeded: true,
+          failed: true,
+          cancelled: true,
+        };
         const right = answers.every((a) => a.status === a.state && a.terminal === wanted[a.state]);
         const seen = answers.map((a) => `${String(a.status)} ${String(a.terminal)}`).join(', ');
-        return outcome(right && !storedHasTerminalField, `${seen}; stored record has a terminal field: ${storedHasTerminalField}`);
+        return outcome(
+          right && !storedHasTerminalField,
+          `${seen}; stored record has a terminal field: ${storedHasTerminalField}`,
+        );
       },
     }),
     defineCheck({
@@ -164,8 +192,11 @@ export function buildChecks(deps: ChecksDeps = {}): Check[] {
       scenario: session,
       judge: ({ docsPage, openApi }) => {
         const isSwagger = docsPage.status === 200 && /swagger-ui/i.test(docsPage.text);
-        const spec = openApi.json as { paths?: Record<string, { post?: { responses?: Record<string, unknown> } }> } | undefined;
-        const describes202 = openApi.status === 200 && spec?.paths?.['/exports']?.post?.responses?.['202'] !== undefined;
+        const spec = openApi.json as
+          | { paths?: Record<string, { post?: { responses?: Record<string, unknown> } }> }
+          | undefined;
+        const describes202 =
+          openApi.status === 200 && spec?.paths?.['/exports']?.post?.responses?.['202'] !== undefined;
         return outcome(
           isSwagger && describes202,
           `/docs/ -> ${docsPage.status}${isSwagger ? ' (Swagger UI page)' : ''}; /openapi.json -> ${openApi.status}, POST /exports ${describes202 ? 'documented with its 202' : 'missing'}`,

@@ -6,11 +6,27 @@ import { coverage } from '@tasks-lab/lab-kit';
 
 export const COVERAGE = coverage([
   // Learning checks
-  { section: 'learning-check', item: 'POST /exports answers 202 with a job id and a Location header', gradedBy: ['check:submit-answers-202'] },
-  { section: 'learning-check', item: 'The Location leads to the same job id', gradedBy: ['check:location-returns-job'] },
-  { section: 'learning-check', item: 'A newly submitted job is queued', gradedBy: ['check:submit-answers-202', 'check:location-returns-job'] },
+  {
+    section: 'learning-check',
+    item: 'POST /exports answers 202 with a job id and a Location header',
+    gradedBy: ['check:submit-answers-202'],
+  },
+  {
+    section: 'learning-check',
+    item: 'The Location leads to the same job id',
+    gradedBy: ['check:location-returns-job'],
+  },
+  {
+    section: 'learning-check',
+    item: 'A newly submitted job is queued',
+    gradedBy: ['check:submit-answers-202', 'check:location-returns-job'],
+  },
   { section: 'learning-check', item: 'An unknown job id answers 404', gradedBy: ['check:unknown-id-404'] },
-  { section: 'learning-check', item: 'queued -> running -> succeeded is allowed', gradedBy: ['check:allowed-path-succeeds'] },
+  {
+    section: 'learning-check',
+    item: 'queued -> running -> succeeded is allowed',
+    gradedBy: ['check:allowed-path-succeeds'],
+  },
   {
     section: 'learning-check',
     item: 'succeeded -> running is refused and the job stays succeeded',
@@ -38,13 +54,25 @@ export const COVERAGE = coverage([
     item: 'A transition checks before it writes, so a refused move leaves no half-updated record',
     gradedBy: ['check:illegal-transition-rejected', 'test:store-race-one-winner'],
   },
-  { section: 'implementation-decision', item: 'terminal is derived from the state on every read, never stored', gradedBy: ['check:terminal-derived'] },
+  {
+    section: 'implementation-decision',
+    item: 'terminal is derived from the state on every read, never stored',
+    gradedBy: ['check:terminal-derived'],
+  },
 
   // The drill
-  { section: 'drill', item: 'Submit a job, restart the server: the old id answers 404', gradedBy: ['check:restart-forgets-jobs'] },
+  {
+    section: 'drill',
+    item: 'Submit a job, restart the server: the old id answers 404',
+    gradedBy: ['check:restart-forgets-jobs'],
+  },
 
   // Acceptance
-  { section: 'acceptance', item: 'The API tells accepted, running and finished jobs apart', gradedBy: ['check:terminal-derived'] },
+  {
+    section: 'acceptance',
+    item: 'The API tells accepted, running and finished jobs apart',
+    gradedBy: ['check:terminal-derived'],
+  },
   {
     section: 'acceptance',
     item: 'An illegal move out of a finished state cannot overwrite its result',
@@ -72,12 +100,36 @@ export const COVERAGE = coverage([
     item: 'Every accepted job is gone after a restart: jobs live in one process, expected in this lesson',
     gradedBy: ['check:restart-forgets-jobs', 'test:each-process-own-memory'],
   },
-  { section: 'troubleshooting', item: 'A job stays queued forever: nothing executes jobs yet', gradedBy: ['test:job-stays-queued'] },
-  { section: 'troubleshooting', item: 'EADDRINUSE on start: another process holds the port; one line says so', gradedBy: ['test:port-in-use-one-line'] },
-  { section: 'troubleshooting', item: 'A body sent without Content-Type: application/json gets 415', gradedBy: ['check:bad-bodies-4xx'] },
-  { section: 'troubleshooting', item: 'A typo such as productIds gets a 422 naming the unknown key', gradedBy: ['test:typo-field-named'] },
-  { section: 'troubleshooting', item: 'An id that is not a UUID gets 400 invalid-id', gradedBy: ['check:malformed-id-400'] },
-  { section: 'troubleshooting', item: 'A bad PORT stops the server with a line naming PORT and its bounds', gradedBy: ['test:bad-port-refused'] },
+  {
+    section: 'troubleshooting',
+    item: 'A job stays queued forever: nothing executes jobs yet',
+    gradedBy: ['test:job-stays-queued'],
+  },
+  {
+    section: 'troubleshooting',
+    item: 'EADDRINUSE on start: another process holds the port; one line says so',
+    gradedBy: ['test:port-in-use-one-line'],
+  },
+  {
+    section: 'troubleshooting',
+    item: 'A body sent without Content-Type: application/json gets 415',
+    gradedBy: ['check:bad-bodies-4xx'],
+  },
+  {
+    section: 'troubleshooting',
+    item: 'A typo such as productIds gets a 422 naming the unknown key',
+    gradedBy: ['test:typo-field-named'],
+  },
+  {
+    section: 'troubleshooting',
+    item: 'An id that is not a UUID gets 400 invalid-id',
+    gradedBy: ['check:malformed-id-400'],
+  },
+  {
+    section: 'troubleshooting',
+    item: 'A bad PORT stops the server with a line naming PORT and its bounds',
+    gradedBy: ['test:bad-port-refused'],
+  },
 
   // The exercise
   {
@@ -110,14 +162,23 @@ export const COVERAGE = coverage([
   {
     section: 'deep-dive',
     item: 'Oversize bodies, wrong types and ids that climb out of a folder get 4xx JSON answers',
-    gradedBy: ['check:bad-bodies-4xx', 'test:hostile-oversize', 'test:hostile-wrong-types', 'test:hostile-path-traversal'],
+    gradedBy: [
+      'check:bad-bodies-4xx',
+      'test:hostile-oversize',
+      'test:hostile-wrong-types',
+      'test:hostile-path-traversal',
+    ],
   },
   {
     section: 'deep-dive',
     item: 'A wrong method on a known path gets 405 with an Allow header; an unknown path, /docs included, a JSON 404',
     gradedBy: ['test:hostile-wrong-method', 'test:hostile-unknown-path'],
   },
-  { section: 'deep-dive', item: '200 requests at once are all answered, none with a 5xx', gradedBy: ['test:hostile-flood'] },
+  {
+    section: 'deep-dive',
+    item: '200 requests at once are all answered, none with a 5xx',
+    gradedBy: ['test:hostile-flood'],
+  },
   {
     section: 'deep-dive',
     item: 'An async handler that throws reaches the error middleware: 500, logged, no details leaked',

@@ -38,9 +38,12 @@ export function runRestartDrill(options: RestartDrillOptions = {}): Promise<Rest
     // Step 1: one process accepts a job.
     const first = await launchApi(res, options.api);
     log(`started API process ${first.proc.pid} on ${first.url}`);
-    const submitted = await postJson(`${first.url}/exports`, JSON.stringify({ product_ids: [1, 2] }), undefined, { signal });
+    const submitted = await postJson(`${first.url}/exports`, JSON.stringify({ product_ids: [1, 2] }), undefined, {
+      signal,
+    });
     const jobId = (submitted.json as { id?: unknown } | undefined)?.id;
-    if (typeof jobId !== 'string') throw new Error(`the submit answered ${submitted.status} with no job id: ${submitted.text.slice(0, 120)}`);
+    if (typeof jobId !== 'string')
+      throw new Error(`the submit answered ${submitted.status} with no job id: ${submitted.text.slice(0, 120)}`);
     const before = await request(`${first.url}/exports/${jobId}`, { signal });
     log(`submitted job ${jobId}: POST ${submitted.status}, GET ${before.status} ${before.text}`);
 

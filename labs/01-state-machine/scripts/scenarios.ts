@@ -9,7 +9,14 @@ import { errorMessage, withResources } from '@tasks-lab/lab-kit';
 import { MAX_BODY_BYTES } from '../src/app.ts';
 import { MAX_PRODUCTS_PER_EXPORT } from '../src/schemas.ts';
 import type { RunningServer } from '../src/server.ts';
-import { InvalidTransitionError, JOB_STATES, type ExportJob, type JobState, type JobStore, type TransitionPatch } from '../src/store.ts';
+import {
+  InvalidTransitionError,
+  JOB_STATES,
+  type ExportJob,
+  type JobState,
+  type JobStore,
+  type TransitionPatch,
+} from '../src/store.ts';
 import { launchApi, postJson, request, type ApiProcessOptions, type HttpAnswer } from './api-process.ts';
 
 export const TWO_PRODUCTS = JSON.stringify({ product_ids: [1, 2] });
@@ -68,7 +75,8 @@ export function apiSession(api: ApiProcessOptions, signal: AbortSignal): Promise
   return withResources(signal, async (res) => {
     const { url } = await launchApi(res, api);
     const get = (path: string) => request(new URL(path, url).href, { signal: res.signal });
-    const post = (body: string, contentType?: string) => postJson(`${url}/exports`, body, contentType, { signal: res.signal });
+    const post = (body: string, contentType?: string) =>
+      postJson(`${url}/exports`, body, contentType, { signal: res.signal });
 
     const submit = await post(TWO_PRODUCTS);
     const location = submit.headers.get('location');
@@ -96,7 +104,11 @@ export interface InProcessDeps {
 }
 
 /** Serves a fresh store for one scenario; the server closes when the scope ends. */
-function withInProcessApi<T>(deps: InProcessDeps, signal: AbortSignal, use: (url: string, store: JobStore, signal: AbortSignal) => Promise<T>): Promise<T> {
+function withInProcessApi<T>(
+  deps: InProcessDeps,
+  signal: AbortSignal,
+  use: (url: string, store: JobStore, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   return withResources(signal, async (res) => {
     const store = deps.createStore();
     const server = res.add(await deps.startInProcess(store), (s) => s.close());
@@ -132,7 +144,9 @@ export function terminalFlags(deps: InProcessDeps, signal: AbortSignal): Promise
     const ids = await driveToEveryState(store);
     const answers = [];
     for (const state of JOB_STATES) {
-      const body = (await request(`${url}/exports/${ids[state]}`, { signal })).json as { status?: unknown; terminal?: unknown } | undefined;
+      const body = (await request(`${url}/exports/${ids[state]}`, { signal })).json as
+        | { status?: unknown; terminal?: unknown }
+        | undefined;
       answers.push({ state, status: body?.status, terminal: body?.terminal });
     }
     const stored = await store.get(ids.succeeded);
@@ -199,7 +213,11 @@ export async function illegalMove(store: JobStore): Promise<IllegalMoveEvidence>
     await store.transition(id, 'running', { error: 'a late worker tried to run it again' });
   } catch (err) {
     const isInvalidTransition = err instanceof InvalidTransitionError;
-    thrown = { name: err instanceof Error ? err.name : typeof err, status: isInvalidTransition ? err.status : undefined, isInvalidTransition };
+    thrown = {
+      name: err instanceof Error ? err.name : typeof err,
+      status: isInvalidTransition ? err.status : undefined,
+      isInvalidTransition,
+    };
   }
   return { before, after: await store.get(id), thrown };
 }

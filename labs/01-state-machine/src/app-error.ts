@@ -32,7 +32,12 @@ export class AppError extends Error {
   /** Headers the answer carries, such as `Retry-After` on a 503 or a 429 (lesson 13). */
   readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, status: number, options: { issues?: Issue[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    status: number,
+    options: { issues?: Issue[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     // The subclass name (InvalidTransitionError, JobNotFoundError) shows up in logs and stack traces.
     this.name = new.target.name;

@@ -39,11 +39,20 @@ function fromLibrary(err: unknown, req: Request): AppError | undefined {
     case 'charset.unsupported':
       return new AppError('invalid-body', 'Send the body as UTF-8 JSON', 415);
     case 'encoding.unsupported':
-      return new AppError('invalid-body', 'The request body uses a Content-Encoding this API does not read (use gzip, deflate, br or none)', 415);
+      return new AppError(
+        'invalid-body',
+        'The request body uses a Content-Encoding this API does not read (use gzip, deflate, br or none)',
+        415,
+      );
+    case 'request.aborted':
+      // The connection closed before the announced body arrived: the client hung up, or the
+      // request timeout answered 408 on the socket itself (server.ts). Nobody reads this answer.
+      return new AppError('request-aborted', 'The connection closed before the request body arrived', 400);
   }
   if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
   // The router percent-decodes path parameters; `/exports/%ff` cannot be decoded.
-  if (err instanceof URIError) return new AppError('invalid-path', 'The path holds a percent-encoding that does not decode (such as %ff)', 400);
+  if (err instanceof URIError)
+    return new AppError('invalid-path', 'The path holds a percent-encoding that does not decode (such as %ff)', 400);
   // body-parser could not decompress the body: its bytes are not what Content-Encoding says.
   const encoding = req.headers['content-encoding'];
   if (encoding && encoding !== 'identity') {
@@ -54,7 +63,9 @@ function fromLibrary(err: unknown, req: Request): AppError | undefined {
 
 /** Control characters would let a client forge extra log lines: show them escaped. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).slice(0, 300);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  const escaped = text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.slice(0, 300);
 }
 
 /**
@@ -63,7 +74,10 @@ function oneLine(text: string): string {
  */
 export type ErrorTranslator = (err: unknown) => AppError | undefined;
 
-export function errorMiddleware(log: (line: string) => void = console.error, translate?: ErrorTranslator): ErrorRequestHandler {
+export function errorMiddleware(
+  log: (line: string) => void = console.error,
+  translate?: ErrorTranslator,
+): ErrorRequestHandler {
   return (err, req, res, next) => {
     // Part of the answer is already on its way: only Express can end the connection now.
     if (res.headersSent) return next(err);
@@ -71,7 +85,9 @@ export function errorMiddleware(log: (line: string) => void = console.error, tra
     if (clientError) {
       log(oneLine(`${clientError.status} ${clientError.code} ${describeRequest(req)}: ${clientError.message}`));
     } else {
-      log(`unexpected error on ${oneLine(describeRequest(req))}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      log(
+        `unexpected error on ${oneLine(describeRequest(req))}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
     }
     const known = clientError ?? new AppError('internal', 'Something went wrong on the server', 500);
     const body: ErrorResponse = { error: known.code, message: known.message };

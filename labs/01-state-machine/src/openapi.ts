@@ -29,7 +29,9 @@ export function buildOpenApiDocument() {
             '405': error('This path takes POST only (see the Allow header)'),
             '413': error('The body is larger than 16 KiB once decompressed'),
             '415': error('The body is not UTF-8 application/json, or its Content-Encoding is not gzip, deflate or br'),
-            '422': error('The body is JSON but not a valid export request (not an object, wrong fields, 0 or over 100 distinct ids)'),
+            '422': error(
+              'The body is JSON but not a valid export request (not an object, wrong fields, 0 or over 100 distinct ids)',
+            ),
           },
         },
       },

@@ -4,6 +4,6 @@
 import { defineOptions, wholeNumber } from '@tasks-lab/lab-kit';
 
 export const SERVER_OPTIONS = defineOptions({
-  /** The TCP port the API listens on; 0 lets the OS pick a free one (tests and drills do). */
+  /** The TCP port the API listens on; 0 lets the OS pick a free one (tests and drills do). @defaultValue 8000 */
   port: wholeNumber('PORT', 8000, { min: 0, max: 65535 }),
 });

@@ -15,7 +15,11 @@ export const exportRequestSchema = z
       .array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
       .min(1, 'give at least one product id')
       .transform(distinctProductIds)
-      .pipe(z.array(z.number()).max(MAX_PRODUCTS_PER_EXPORT, `at most ${MAX_PRODUCTS_PER_EXPORT} distinct product ids per export`))
+      .pipe(
+        z
+          .array(z.number())
+          .max(MAX_PRODUCTS_PER_EXPORT, `at most ${MAX_PRODUCTS_PER_EXPORT} distinct product ids per export`),
+      )
       .meta({
         description: `1 to ${MAX_PRODUCTS_PER_EXPORT} distinct positive product ids; a repeated id is kept once, where it first appears`,
       }),
@@ -61,7 +65,11 @@ export function toJobResponse(job: ExportJob): JobResponse {
 
 /** What a client that sent no body at all is told (400: there is nothing to parse). */
 export function emptyBodyError(): AppError {
-  return new AppError('invalid-body', 'The request body is empty: send a JSON object such as {"product_ids": [1, 2]}', 400);
+  return new AppError(
+    'invalid-body',
+    'The request body is empty: send a JSON object such as {"product_ids": [1, 2]}',
+    400,
+  );
 }
 
 /** "null", "an array", "a number", ...: how a JSON value that is not an object is named. */

@@ -3,7 +3,15 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import {
+  createHttpServer,
+  HTTP_TIMEOUT_OPTIONS,
+  idempotent,
+  onShutdown,
+  runMain,
+  SECOND,
+  type HttpTimeouts,
+} from '@tasks-lab/lab-kit';
 import { createApp, type AppOptions } from './app.ts';
 import { SERVER_OPTIONS } from './options.ts';
 
@@ -17,15 +25,30 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function startServer(port: number, options: AppOptions = {}): Promise<RunningServer> {
-  return listen(createApp(options).app, port);
+/** `timeouts`: see listen. */
+export function startServer(
+  port: number,
+  options: AppOptions = {},
+  timeouts: Partial<HttpTimeouts> = {},
+): Promise<RunningServer> {
+  return listen(createApp(options).app, port, timeouts);
 }
 
-/** Serves any app on 127.0.0.1:`port` (0: a free port); later labs serve theirs with it. */
-export function listen(app: Express, port: number): Promise<RunningServer> {
+/**
+ * Serves any app on 127.0.0.1:`port` (0: a free port); later labs serve theirs with it.
+ * A client gets `timeouts.headersTimeoutMs` for a request's headers and `requestTimeoutMs`
+ * for all of it, else a JSON 408 and a closed connection (lab-kit's http-timeouts.ts says
+ * what Node does by itself: a bare 408 after five minutes). Values not given come from
+ * HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS and HTTP_KEEP_ALIVE_TIMEOUT_MS, or the defaults.
+ */
+export function listen(app: Express, port: number, timeouts: Partial<HttpTimeouts> = {}): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, '127.0.0.1', (err?: Error) => {
-      if (err) return reject(err);
+    // Inside the promise: a bad timeout value (OptionsError) is a rejection, like a taken port.
+    const server = createHttpServer(app, HTTP_TIMEOUT_OPTIONS.read({ overrides: timeouts }));
+    // A port already taken (EADDRINUSE) arrives as 'error' instead of the listening callback.
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
       const { port: actual } = server.address() as AddressInfo;
       resolve({
         url: `http://127.0.0.1:${actual}`,

@@ -48,7 +48,11 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
     const { id } = submitted.json as { id: string };
     await store.transition(id, 'running');
     await store.transition(id, 'succeeded', { result: { rows: 2 } });
-    expect((await request(`${api.url}/exports/${id}`)).json).toMatchObject({ status: 'succeeded', terminal: true, result: { rows: 2 } });
+    expect((await request(`${api.url}/exports/${id}`)).json).toMatchObject({
+      status: 'succeeded',
+      terminal: true,
+      result: { rows: 2 },
+    });
   });
 
   it('When the connection that submitted a job is closed, Then a new connection still finds the job by its id [test:job-id-outlives-connection]', async () => {
@@ -69,7 +73,11 @@ describe('app: POST /exports and GET /exports/:id over HTTP', () => {
     const submitted = await postJson(`${api.url}/exports`, JSON.stringify({ product_ids: [1] }));
     const { id } = submitted.json as { id: string };
     await delay(500);
-    expect((await request(`${api.url}/exports/${id}`)).json).toMatchObject({ status: 'queued', terminal: false, result: null });
+    expect((await request(`${api.url}/exports/${id}`)).json).toMatchObject({
+      status: 'queued',
+      terminal: false,
+      result: null,
+    });
   });
 
   it('When the store moves a job on, Then GET shows the new status and terminal', async () => {

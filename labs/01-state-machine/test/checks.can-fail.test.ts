@@ -33,7 +33,11 @@ function listen(app: Express): Promise<RunningServer> {
   return new Promise((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}`, server, close: () => new Promise((done) => server.close(() => done())) });
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        server,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
     });
   });
 }
@@ -44,7 +48,15 @@ abstract class HandMadeStore implements JobStore {
 
   async create(productIds: readonly number[]): Promise<ExportJob> {
     const at = new Date().toISOString();
-    const job: ExportJob = { id: randomUUID(), state: 'queued', productIds: [...productIds], result: null, error: null, createdAt: at, updatedAt: at };
+    const job: ExportJob = {
+      id: randomUUID(),
+      state: 'queued',
+      productIds: [...productIds],
+      result: null,
+      error: null,
+      createdAt: at,
+      updatedAt: at,
+    };
     this.jobs.set(job.id, job);
     return structuredClone(job);
   }
@@ -118,41 +130,72 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('checks.can-fail: every check fails when its part is broken', () => {
   const suite = canFailSuite(buildChecks);
 
-  suite.breaks('submit-answers-202', 'the server answers 200 with no Location (naive server)', () => naiveServer, { observed: /status 200/ });
-  suite.breaks('location-returns-job', 'the submit sends no Location header (naive server)', () => naiveServer, { observed: /no Location header/ });
-  suite.breaks('unknown-id-404', 'an unknown id answers 200 null (naive server)', () => naiveServer, { observed: /-> 200 null/ });
+  suite.breaks('submit-answers-202', 'the server answers 200 with no Location (naive server)', () => naiveServer, {
+    observed: /status 200/,
+  });
+  suite.breaks('location-returns-job', 'the submit sends no Location header (naive server)', () => naiveServer, {
+    observed: /no Location header/,
+  });
+  suite.breaks('unknown-id-404', 'an unknown id answers 200 null (naive server)', () => naiveServer, {
+    observed: /-> 200 null/,
+  });
   suite.breaks('malformed-id-400', 'ids are never checked (naive server)', () => naiveServer, { observed: /-> 200/ });
-  suite.breaks('bad-bodies-4xx', 'bodies are never validated (naive server)', () => naiveServer, { observed: /expected 422/ });
-  suite.breaks('api-docs-served', 'there are no API docs (naive server)', () => naiveServer, { observed: /\/docs\/ -> 404/ });
+  suite.breaks('bad-bodies-4xx', 'bodies are never validated (naive server)', () => naiveServer, {
+    observed: /expected 422/,
+  });
+  suite.breaks('api-docs-served', 'there are no API docs (naive server)', () => naiveServer, {
+    observed: /\/docs\/ -> 404/,
+  });
 
   suite.breaks(
     'rejected-body-stores-nothing',
     'the route creates the job before validating the body',
-    () => brokenRoute((app, store) => app.post('/exports', async (_req, _res, next) => {
-      await store.create([]); // the bug: reserve a job first, validate later
-      next();
-    })),
+    () =>
+      brokenRoute((app, store) =>
+        app.post('/exports', async (_req, _res, next) => {
+          await store.create([]); // the bug: reserve a job first, validate later
+          next();
+        }),
+      ),
     { observed: /store count 11 after 11 rejected bodies/ },
   );
   suite.breaks(
     'terminal-derived',
     'terminal means "status is succeeded"',
-    () => brokenRoute((app, store) => app.get('/exports/:id', async (req, res) => {
-      const job = await store.require(req.params.id);
-      res.json({ ...toJobResponse(job), terminal: job.state === 'succeeded' });
-    })),
+    () =>
+      brokenRoute((app, store) =>
+        app.get('/exports/:id', async (req, res) => {
+          const job = await store.require(req.params.id);
+          res.json({ ...toJobResponse(job), terminal: job.state === 'succeeded' });
+        }),
+      ),
     { observed: /failed false/ },
   );
 
-  suite.breaks('allowed-path-succeeds', 'the store rejects running -> succeeded', () => ({ createStore: () => new NoSuccessStore() }), {
-    observed: /succeeded refused/,
-  });
-  suite.breaks('illegal-transition-rejected', 'the store allows succeeded -> running', () => ({ createStore: () => new PermissiveStore() }), {
-    observed: /did not throw/,
-  });
-  suite.breaks('illegal-transition-rejected', 'the store writes before it checks (the error is thrown, the record changed)', () => ({ createStore: () => new WriteThenCheckStore() }), {
-    observed: /threw InvalidTransitionError \(409\); record changed/,
-  });
+  suite.breaks(
+    'allowed-path-succeeds',
+    'the store rejects running -> succeeded',
+    () => ({ createStore: () => new NoSuccessStore() }),
+    {
+      observed: /succeeded refused/,
+    },
+  );
+  suite.breaks(
+    'illegal-transition-rejected',
+    'the store allows succeeded -> running',
+    () => ({ createStore: () => new PermissiveStore() }),
+    {
+      observed: /did not throw/,
+    },
+  );
+  suite.breaks(
+    'illegal-transition-rejected',
+    'the store writes before it checks (the error is thrown, the record changed)',
+    () => ({ createStore: () => new WriteThenCheckStore() }),
+    {
+      observed: /threw InvalidTransitionError \(409\); record changed/,
+    },
+  );
 
   suite.breaks(
     'restart-forgets-jobs',

@@ -9,7 +9,11 @@ const doc = readFileSync(new URL('../../../docs/01-state-machine.md', import.met
 
 describe('docs/01-state-machine.md', () => {
   it('When a student reads the lesson, Then it says nothing runs jobs and nothing persists them [test:doc-states-lesson-limits]', () => {
-    for (const sentence of ['Nothing in this lesson runs a job.', 'this lesson has neither execution nor persistence', 'A process restart loses everything']) {
+    for (const sentence of [
+      'Nothing in this lesson runs a job.',
+      'this lesson has neither execution nor persistence',
+      'A process restart loses everything',
+    ]) {
       expect(doc.includes(sentence), `the doc no longer says "${sentence}"`).toBe(true);
     }
   });

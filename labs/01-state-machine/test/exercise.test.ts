@@ -4,7 +4,10 @@ import { loadExercise } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
 import { ALLOWED_TRANSITIONS, MemoryJobStore } from '../src/store.ts';
 
-const { isTerminalState, describeJob } = await loadExercise<typeof import('../solutions/terminal.ts')>(import.meta.url, 'terminal.ts');
+const { isTerminalState, describeJob } = await loadExercise<typeof import('../solutions/terminal.ts')>(
+  import.meta.url,
+  'terminal.ts',
+);
 
 describe('exercise: a derived terminal flag', () => {
   it.each([
@@ -32,7 +35,11 @@ describe('exercise: a derived terminal flag', () => {
     await store.transition(id, 'running');
     expect(describeJob(await store.require(id)).terminal).toBe(false);
     await store.transition(id, 'succeeded', { result: { rows: 2 } });
-    expect(describeJob(await store.require(id))).toMatchObject({ state: 'succeeded', terminal: true, result: { rows: 2 } });
+    expect(describeJob(await store.require(id))).toMatchObject({
+      state: 'succeeded',
+      terminal: true,
+      result: { rows: 2 },
+    });
   });
 
   it('When describeJob gets a custom table, Then it uses that table too', async () => {

@@ -149,7 +149,10 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
         expectClientError(await send(path), `GET ${path}`, [400]);
       }
       const lines = linesSinceTestStart();
-      expect(lines.some((line) => line.includes('400') && line.includes('/exports/%ff')), `log: ${lines.join(' | ')}`).toBe(true);
+      expect(
+        lines.some((line) => line.includes('400') && line.includes('/exports/%ff')),
+        `log: ${lines.join(' | ')}`,
+      ).toBe(true);
       expectShortLogLines();
     });
 
@@ -161,7 +164,11 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
           expectClientError(answer, `POST ${path} with plain bytes as ${encoding}`, [400, 415]);
         }
         const cut = gzipSync(plain).subarray(0, 12); // a gzip stream that ends half-way
-        expectClientError(await postBody(path, cut, { ...JSON_TYPE, 'content-encoding': 'gzip' }), `POST ${path} with a cut gzip`, [400, 415]);
+        expectClientError(
+          await postBody(path, cut, { ...JSON_TYPE, 'content-encoding': 'gzip' }),
+          `POST ${path} with a cut gzip`,
+          [400, 415],
+        );
       }
       expectShortLogLines();
     });
@@ -172,9 +179,17 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
         expectClientError(await postBody(path, huge), `POST ${path} with ${huge.length} bytes`, [413]);
         // A few hundred bytes on the wire that inflate far past the limit.
         const bomb = gzipSync(huge);
-        expectClientError(await postBody(path, bomb, { ...JSON_TYPE, 'content-encoding': 'gzip' }), `POST ${path} gzip bomb`, [413]);
+        expectClientError(
+          await postBody(path, bomb, { ...JSON_TYPE, 'content-encoding': 'gzip' }),
+          `POST ${path} gzip bomb`,
+          [413],
+        );
         const deflated = deflateSync(huge);
-        expectClientError(await postBody(path, deflated, { ...JSON_TYPE, 'content-encoding': 'deflate' }), `POST ${path} deflate bomb`, [413]);
+        expectClientError(
+          await postBody(path, deflated, { ...JSON_TYPE, 'content-encoding': 'deflate' }),
+          `POST ${path} deflate bomb`,
+          [413],
+        );
       }
       expectShortLogLines();
     });
@@ -199,7 +214,9 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
         ]) {
           const answer = await postBody(path, body!);
           expectClientError(answer, `POST ${path} with ${body}`, [400, 422]);
-          expect((answer.json as { message: string }).message, `POST ${path} with ${body}`).toContain(`must be a JSON object, got ${kind}`);
+          expect((answer.json as { message: string }).message, `POST ${path} with ${body}`).toContain(
+            `must be a JSON object, got ${kind}`,
+          );
         }
       }
       expectShortLogLines();
@@ -227,8 +244,16 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
         for (const body of bodies) {
           expectClientError(await postBody(path, body), `POST ${path} ${body.slice(0, 40)}`, [400, 413, 415, 422]);
         }
-        expectClientError(await postBody(path, '{"product_ids": [1]}', { 'content-type': 'text/plain' }), `POST ${path} as text/plain`, [415]);
-        expectClientError(await postBody(path, '{"product_ids": [1]}', { 'content-type': 'application/json; charset=utf-7' }), `POST ${path} as utf-7`, [415]);
+        expectClientError(
+          await postBody(path, '{"product_ids": [1]}', { 'content-type': 'text/plain' }),
+          `POST ${path} as text/plain`,
+          [415],
+        );
+        expectClientError(
+          await postBody(path, '{"product_ids": [1]}', { 'content-type': 'application/json; charset=utf-7' }),
+          `POST ${path} as utf-7`,
+          [415],
+        );
       }
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expectShortLogLines();
@@ -252,9 +277,16 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
     it('When a known path gets a method it does not take, Then the answer is 405 JSON with an Allow header [test:hostile-wrong-method]', async () => {
       for (const route of routes) {
         for (const method of TRIED_METHODS.filter((m) => !route.allow.includes(m))) {
-          const answer = await send(route.path, { method, headers: JSON_TYPE, body: method === 'GET' ? undefined : '{}' });
+          const answer = await send(route.path, {
+            method,
+            headers: JSON_TYPE,
+            body: method === 'GET' ? undefined : '{}',
+          });
           expectClientError(answer, `${method} ${route.path}`, [405]);
-          const allow = String(answer.headers.allow ?? '').split(/,\s*/).filter(Boolean).sort();
+          const allow = String(answer.headers.allow ?? '')
+            .split(/,\s*/)
+            .filter(Boolean)
+            .sort();
           expect(allow, `${method} ${route.path}: Allow header`).toEqual([...route.allow].sort());
         }
       }
@@ -262,7 +294,14 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
     });
 
     it('When a path is unknown, under /docs or elsewhere, Then the answer is a JSON 404 [test:hostile-unknown-path]', async () => {
-      for (const path of ['/docs/nope', '/docs/nope.js', '/docs/package.json', '/docs/%ff', '/nowhere', '/exports/a/b']) {
+      for (const path of [
+        '/docs/nope',
+        '/docs/nope.js',
+        '/docs/package.json',
+        '/docs/%ff',
+        '/nowhere',
+        '/exports/a/b',
+      ]) {
         expectClientError(await send(path), `GET ${path}`, [400, 404]);
       }
       expectShortLogLines();
@@ -275,11 +314,19 @@ export function describeHostileInputBattery(name: string, target: HostileInputTa
         expect((twice.json as { product_ids: number[] }).product_ids).toEqual([2, 1]);
 
         const distinct = Array.from({ length: MAX_PRODUCTS_PER_EXPORT }, (_, i) => i + 1);
-        const withRepeats = await postBody(path, JSON.stringify({ product_ids: [...distinct, ...distinct.slice(0, 50)] }));
-        expect(withRepeats.status, `${MAX_PRODUCTS_PER_EXPORT + 50} ids, ${MAX_PRODUCTS_PER_EXPORT} distinct`).toBe(202);
+        const withRepeats = await postBody(
+          path,
+          JSON.stringify({ product_ids: [...distinct, ...distinct.slice(0, 50)] }),
+        );
+        expect(withRepeats.status, `${MAX_PRODUCTS_PER_EXPORT + 50} ids, ${MAX_PRODUCTS_PER_EXPORT} distinct`).toBe(
+          202,
+        );
         expect((withRepeats.json as { product_ids: number[] }).product_ids).toEqual(distinct);
 
-        const tooMany = await postBody(path, JSON.stringify({ product_ids: [...distinct, MAX_PRODUCTS_PER_EXPORT + 1, 1] }));
+        const tooMany = await postBody(
+          path,
+          JSON.stringify({ product_ids: [...distinct, MAX_PRODUCTS_PER_EXPORT + 1, 1] }),
+        );
         expectClientError(tooMany, `${MAX_PRODUCTS_PER_EXPORT + 1} distinct ids`, [422]);
       }
     });

@@ -11,8 +11,11 @@ describe('options: what the server reads from the environment', () => {
     expect(SERVER_OPTIONS.read({ env: { PORT: '0' } }).port).toBe(0);
   });
 
-  it.each(['-1', '65536', '80.5', 'eighty'])('When PORT is "%s", Then an OptionsError names PORT and its bounds', (port) => {
-    expect(() => SERVER_OPTIONS.read({ env: { PORT: port } })).toThrow(OptionsError);
-    expect(() => SERVER_OPTIONS.read({ env: { PORT: port } })).toThrow(/PORT must be a whole number from 0 to 65535/);
-  });
+  it.each(['-1', '65536', '80.5', 'eighty'])(
+    'When PORT is "%s", Then an OptionsError names PORT and its bounds',
+    (port) => {
+      expect(() => SERVER_OPTIONS.read({ env: { PORT: port } })).toThrow(OptionsError);
+      expect(() => SERVER_OPTIONS.read({ env: { PORT: port } })).toThrow(/PORT must be a whole number from 0 to 65535/);
+    },
+  );
 });

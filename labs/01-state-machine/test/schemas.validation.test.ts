@@ -27,11 +27,17 @@ describe('schemas: parseExportRequest', () => {
     expect(parseExportRequest({ product_ids: [...hundred, ...hundred.slice(0, 50)] }).product_ids).toEqual(hundred);
     // 101 distinct ids (and one repeat): over the limit.
     const err = rejection({ product_ids: [...hundred, 101, 1] });
-    expect(err).toMatchObject({ status: 422, issues: [{ path: 'product_ids', message: 'at most 100 distinct product ids per export' }] });
+    expect(err).toMatchObject({
+      status: 422,
+      issues: [{ path: 'product_ids', message: 'at most 100 distinct product ids per export' }],
+    });
   });
 
   it('When the body is missing or a JSON value that is not an object, Then the message names the real problem [test:schema-names-empty-and-null]', () => {
-    expect(rejection(undefined)).toMatchObject({ status: 400, message: expect.stringContaining('The request body is empty') });
+    expect(rejection(undefined)).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('The request body is empty'),
+    });
     expect(rejection(null).message).toBe('The request body must be a JSON object, got null');
     expect(rejection([1, 2]).message).toBe('The request body must be a JSON object, got an array');
     expect(rejection(42).message).toBe('The request body must be a JSON object, got a number');
@@ -62,9 +68,12 @@ describe('schemas: parseJobId', () => {
     expect(parseJobId(id)).toBe(id);
   });
 
-  it.each(['not-a-uuid', '../../etc/passwd', '', '3f1c2b9e8d4a4c3b9a7e2b1d0c9e8f7a'])('When the id is "%s", Then a 400 invalid-id error is thrown', (raw) => {
-    expect(() => parseJobId(raw)).toThrow(expect.objectContaining({ code: 'invalid-id', status: 400 }));
-  });
+  it.each(['not-a-uuid', '../../etc/passwd', '', '3f1c2b9e8d4a4c3b9a7e2b1d0c9e8f7a'])(
+    'When the id is "%s", Then a 400 invalid-id error is thrown',
+    (raw) => {
+      expect(() => parseJobId(raw)).toThrow(expect.objectContaining({ code: 'invalid-id', status: 400 }));
+    },
+  );
 
   it('When the id holds a line break, Then the message shows it escaped, so it cannot forge a log line', () => {
     expect(() => parseJobId('x\nforged')).toThrow('Job id "x\\nforged" is not a UUID');

@@ -135,32 +135,41 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       expect(await thrownBy(store.transition(id, 'running'))).toBeInstanceOf(JobNotFoundError);
     });
 
-    it.each(ALLOWED_MOVES)('When a %s job moves to %s (allowed), Then the move is stored with its patch', async (from, to) => {
-      const job = await jobIn(store, from);
-      const moved = await store.transition(job.id, to, patchFor(to));
-      const stored = await store.get(job.id);
-      expect(moved).toMatchObject({ state: to, productIds: [1, 2], createdAt: job.createdAt, ...patchFor(to) });
-      expect(stored).toEqual(moved);
-      expect(moved.updatedAt >= job.updatedAt).toBe(true);
-    });
+    it.each(ALLOWED_MOVES)(
+      'When a %s job moves to %s (allowed), Then the move is stored with its patch',
+      async (from, to) => {
+        const job = await jobIn(store, from);
+        const moved = await store.transition(job.id, to, patchFor(to));
+        const stored = await store.get(job.id);
+        expect(moved).toMatchObject({ state: to, productIds: [1, 2], createdAt: job.createdAt, ...patchFor(to) });
+        expect(stored).toEqual(moved);
+        expect(moved.updatedAt >= job.updatedAt).toBe(true);
+      },
+    );
 
-    it.each(REFUSED_MOVES)('When a %s job is asked to move to %s (not allowed), Then InvalidTransitionError (409) and the record is byte-for-byte unchanged', async (from, to) => {
-      const job = await jobIn(store, from);
-      const before = JSON.stringify(await store.get(job.id));
-      const thrown = await refusal(store, job.id, to);
-      expect(thrown).toBeInstanceOf(InvalidTransitionError);
-      expect(thrown).toMatchObject({ jobId: job.id, from, to, status: 409, code: 'invalid-transition' });
-      expect(JSON.stringify(await store.get(job.id))).toBe(before);
-    });
+    it.each(REFUSED_MOVES)(
+      'When a %s job is asked to move to %s (not allowed), Then InvalidTransitionError (409) and the record is byte-for-byte unchanged',
+      async (from, to) => {
+        const job = await jobIn(store, from);
+        const before = JSON.stringify(await store.get(job.id));
+        const thrown = await refusal(store, job.id, to);
+        expect(thrown).toBeInstanceOf(InvalidTransitionError);
+        expect(thrown).toMatchObject({ jobId: job.id, from, to, status: 409, code: 'invalid-transition' });
+        expect(JSON.stringify(await store.get(job.id))).toBe(before);
+      },
+    );
 
-    it.each(TERMINAL_STATES)('When a job is %s (terminal), Then no move at all is accepted and the record stays as it was', async (state) => {
-      const job = await jobIn(store, state);
-      const before = JSON.stringify(await store.get(job.id));
-      for (const to of JOB_STATES) {
-        expect(await refusal(store, job.id, to), `${state} -> ${to}`).toBeInstanceOf(InvalidTransitionError);
-      }
-      expect(JSON.stringify(await store.get(job.id))).toBe(before);
-    });
+    it.each(TERMINAL_STATES)(
+      'When a job is %s (terminal), Then no move at all is accepted and the record stays as it was',
+      async (state) => {
+        const job = await jobIn(store, state);
+        const before = JSON.stringify(await store.get(job.id));
+        for (const to of JOB_STATES) {
+          expect(await refusal(store, job.id, to), `${state} -> ${to}`).toBeInstanceOf(InvalidTransitionError);
+        }
+        expect(JSON.stringify(await store.get(job.id))).toBe(before);
+      },
+    );
 
     it('When jobs are moved, Then count follows them per state and in total', async () => {
       const before = await counts(store);
@@ -200,7 +209,9 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
     // table read backwards, or the SQL store would follow a different rule book.
     it('When statesThatMayMoveTo is asked about each state, Then it is ALLOWED_TRANSITIONS read backwards', () => {
       for (const to of JOB_STATES) {
-        expect(statesThatMayMoveTo(to), `into ${to}`).toEqual(JOB_STATES.filter((from) => ALLOWED_TRANSITIONS[from].includes(to)));
+        expect(statesThatMayMoveTo(to), `into ${to}`).toEqual(
+          JOB_STATES.filter((from) => ALLOWED_TRANSITIONS[from].includes(to)),
+        );
       }
     });
   });

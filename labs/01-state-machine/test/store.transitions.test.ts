@@ -26,10 +26,13 @@ describe('store: the transition table', () => {
     expect(JOB_STATES.filter((to) => canTransition('running', to))).toEqual(['succeeded', 'failed', 'cancelled']);
   });
 
-  it.each(['succeeded', 'failed', 'cancelled'] as const)('When a job is %s, Then no move is allowed and it is terminal', (state) => {
-    expect(JOB_STATES.filter((to) => canTransition(state, to))).toEqual([]);
-    expect(isTerminal(state)).toBe(true);
-  });
+  it.each(['succeeded', 'failed', 'cancelled'] as const)(
+    'When a job is %s, Then no move is allowed and it is terminal',
+    (state) => {
+      expect(JOB_STATES.filter((to) => canTransition(state, to))).toEqual([]);
+      expect(isTerminal(state)).toBe(true);
+    },
+  );
 
   it('When a job is queued or running, Then it is not terminal', () => {
     expect(isTerminal('queued')).toBe(false);

@@ -3,8 +3,8 @@
 // highest count. Pass the wrapped read to the batch: it runs inside the limiter
 // (p-limit), so the gauge sees exactly what the limit allows.
 //
-// Check your work: pnpm lab 02 --exercise   (or LAB_EXERCISE=student pnpm vitest run test/exercise.test.ts)
-import { type ReadProduct } from '../src/index.ts';
+// Check your work: pnpm -w lab 02 --exercise   (or LAB_EXERCISE=student pnpm vitest run test/exercise.test.ts)
+import type { ReadProduct } from '../src/index.ts';
 
 export class ReadGauge {
   /** Reads running right now. */

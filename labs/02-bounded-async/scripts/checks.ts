@@ -16,7 +16,12 @@ import {
 
 export type CheckDeps = BatchDeps;
 
-const { consumers: CONSUMERS, queueCapacity: CAPACITY, readConcurrency: READS_AT_ONCE, budgetMs: BUDGET_MS } = BATCH_DEFAULTS;
+const {
+  consumers: CONSUMERS,
+  queueCapacity: CAPACITY,
+  readConcurrency: READS_AT_ONCE,
+  budgetMs: BUDGET_MS,
+} = BATCH_DEFAULTS;
 
 const describeClosed = (e: BatchEvidence) =>
   e.closedAtSettle.map(({ consumer, reason }) => `${consumer}:${reason}`).join(', ') || 'none';
@@ -28,7 +33,8 @@ const describeSettled = (e: BatchEvidence) =>
   e.error === undefined ? `resolved with ${e.returnedIds?.length} products` : `rejected: "${e.error}"`;
 
 /** The two limits the lesson measures on every path: reads at once and ids waiting. */
-const withinLimits = (e: BatchEvidence) => e.reads.started >= 1 && e.peakInFlight <= READS_AT_ONCE && e.longestQueue <= CAPACITY;
+const withinLimits = (e: BatchEvidence) =>
+  e.reads.started >= 1 && e.peakInFlight <= READS_AT_ONCE && e.longestQueue <= CAPACITY;
 
 const describeLimits = (e: BatchEvidence) =>
   `peak reads in flight ${e.peakInFlight} (limit ${READS_AT_ONCE}), longest queue ${e.longestQueue} (capacity ${CAPACITY}) ` +
@@ -48,7 +54,8 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
         const inOrder = sameList(ids, PRODUCT_IDS);
         // Odd ids read slower, so a batch that kept results in arrival order would be caught.
         const finishedOutOfOrder = !sameList(e.finishOrder, PRODUCT_IDS);
-        const drained = e.closedAtSettle.length === CONSUMERS && e.closedAtSettle.every(({ reason }) => reason === 'drained');
+        const drained =
+          e.closedAtSettle.length === CONSUMERS && e.closedAtSettle.every(({ reason }) => reason === 'drained');
         const ok =
           e.error === undefined &&
           inOrder &&
@@ -146,7 +153,10 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: run.failing,
       judge: (e) =>
         outcome(
-          e.reads.aborted >= 1 && e.reads.started < PRODUCT_IDS.length && e.inFlightAtSettle === 0 && e.finishedAfterSettle === 0,
+          e.reads.aborted >= 1 &&
+            e.reads.started < PRODUCT_IDS.length &&
+            e.inFlightAtSettle === 0 &&
+            e.finishedAfterSettle === 0,
           `reads ${describeReads(e)} of ${PRODUCT_IDS.length}; ` +
             `${e.inFlightAtSettle} still running when the batch settled, ${e.finishedAfterSettle} finished afterwards`,
         ),

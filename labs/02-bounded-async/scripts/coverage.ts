@@ -26,7 +26,7 @@ export const COVERAGE = coverage([
   },
   {
     section: 'implementation-decision',
-    item: 'All-or-nothing versus partial success is the contract\'s choice; this lab\'s contract is all or nothing',
+    item: "All-or-nothing versus partial success is the contract's choice; this lab's contract is all or nothing",
     gradedBy: ['check:timeout-no-partial-result', 'check:failing-product-fails-job'],
   },
   {

@@ -78,7 +78,11 @@ export function batchExperiments(deps: BatchDeps = {}) {
   const runBatch = deps.runBatch ?? runExportBatch;
   const { readDelayMs } = BATCH_DEFAULTS;
 
-  async function runJob(check: AbortSignal, read: ReadProduct, options: ExportBatchOptions = {}): Promise<BatchEvidence> {
+  async function runJob(
+    check: AbortSignal,
+    read: ReadProduct,
+    options: ExportBatchOptions = {},
+  ): Promise<BatchEvidence> {
     const store = new MemoryJobStore();
     const { id } = await store.create(PRODUCT_IDS);
     const recorder = new BatchRecorder();

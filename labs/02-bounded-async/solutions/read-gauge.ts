@@ -2,7 +2,7 @@
 // Wrap the product read with a gauge that counts reads in flight and remembers the
 // highest count. Pass the wrapped read to the batch: it runs inside the limiter
 // (p-limit), so the gauge sees exactly what the limit allows.
-import { type ReadProduct } from '../src/index.ts';
+import type { ReadProduct } from '../src/index.ts';
 
 export class ReadGauge {
   /** Reads running right now. */

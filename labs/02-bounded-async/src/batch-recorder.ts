@@ -1,7 +1,7 @@
 // Listens to a batch's events and keeps the measurements the lesson asks about:
 // peak reads in flight (the limiter), longest queue (the bounded queue), how reads
 // ended, and which consumers closed. Pass `recorder.record` as the batch's onEvent.
-import { type BatchEvent, type ConsumerCloseReason } from './batch.ts';
+import type { BatchEvent, ConsumerCloseReason } from './batch.ts';
 
 export class BatchRecorder {
   readonly events: BatchEvent[] = [];

@@ -3,11 +3,11 @@
 // succeeded with {rows}, or -> failed with the error message: a timed-out or failed
 // batch never leaves a result on the job.
 import { errorMessage } from '@tasks-lab/lab-kit';
-import { type JobStore } from '@tasks-lab/01-state-machine';
+import type { JobStore } from '@tasks-lab/01-state-machine';
 import { collectProducts, type CollectOptions } from './batch.ts';
 import { withDeadline } from './deadline.ts';
 import { BATCH_DEFAULTS } from './options.ts';
-import { type Product } from './read-product.ts';
+import type { Product } from './read-product.ts';
 
 export interface ExportBatchOptions extends Omit<CollectOptions, 'signal'> {
   /** The deadline for the whole batch. */

@@ -9,22 +9,23 @@ import { defineOptions, durationMs, MINUTE, wholeNumber } from '@tasks-lab/lab-k
 import { DEFAULT_READ_DELAY_MS } from './read-product.ts';
 
 export const BATCH_OPTIONS = defineOptions({
-  /** How many async consumers take ids from the queue (fixed, not one per product). */
+  /** How many async consumers take ids from the queue (fixed, not one per product). @defaultValue 4 */
   consumers: wholeNumber('BATCH_CONSUMERS', 4, { min: 1, max: 64 }),
-  /** How many ids may wait in the queue; the producer waits when it is full. */
+  /** How many ids may wait in the queue; the producer waits when it is full. @defaultValue 4 */
   queueCapacity: wholeNumber('BATCH_QUEUE_CAPACITY', 4, { min: 1, max: 10_000 }),
-  /** How many product reads may run at the same moment (p-limit). */
+  /** How many product reads may run at the same moment (p-limit). @defaultValue 2 */
   readConcurrency: wholeNumber('BATCH_READS_AT_ONCE', 2, { min: 1, max: 64 }),
-  /** How long one simulated product read takes. */
+  /** How long one simulated product read takes. @defaultValue DEFAULT_READ_DELAY_MS */
   readDelayMs: durationMs('READ_DELAY_MS', DEFAULT_READ_DELAY_MS, { max: MINUTE }),
   /**
    * How long one read may take before it fails on its own. The course gives no number;
    * ten times a normal read is ours. It sits beside the batch deadline, not instead of it.
+   * @defaultValue 1000
    */
   readTimeoutMs: durationMs('READ_TIMEOUT_MS', 1000, { max: MINUTE }),
-  /** The deadline for the whole batch. */
+  /** The deadline for the whole batch. @defaultValue 3000 */
   budgetMs: durationMs('BATCH_BUDGET_MS', 3000, { max: 10 * MINUTE }),
-  /** How many products the batch CLI reads (ids 1..n). */
+  /** How many products the batch CLI reads (ids 1..n). @defaultValue 20 */
   productCount: wholeNumber('BATCH_PRODUCTS', 20, { min: 1, max: 100_000 }),
 });
 

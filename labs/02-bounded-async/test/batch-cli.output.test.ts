@@ -11,7 +11,8 @@ async function runBatchCli(args: string[]) {
   return { exit, output: cli.output() };
 }
 
-const closedLines = (output: string, reason: string) => output.match(new RegExp(`^consumer \\d closed \\(${reason}\\)$`, 'gm')) ?? [];
+const closedLines = (output: string, reason: string) =>
+  output.match(new RegExp(`^consumer \\d closed \\(${reason}\\)$`, 'gm')) ?? [];
 
 describe('scripts/batch.ts', () => {
   it('When run with the defaults, Then it prints completed 20, four drained consumers and exits 0', async () => {
@@ -42,7 +43,9 @@ describe('scripts/batch.ts', () => {
 
   it('When run with --budget-ms 0, Then it refuses the value in one line naming BATCH_BUDGET_MS and exits 1', async () => {
     const { exit, output } = await runBatchCli(['--budget-ms', '0']);
-    expect(output.trim()).toMatch(/^invalid options: BATCH_BUDGET_MS must be a whole number of milliseconds from 1 to \d+, got "0"$/);
+    expect(output.trim()).toMatch(
+      /^invalid options: BATCH_BUDGET_MS must be a whole number of milliseconds from 1 to \d+, got "0"$/,
+    );
     expect(exit.code).toBe(1);
   });
 });

@@ -14,11 +14,14 @@ describe('collectProducts', () => {
     expect(recorder.longestQueue).toBeLessThanOrEqual(4);
   });
 
-  it.each([1, 3])('When readConcurrency is %i, Then the measured peak of reads in flight is exactly that', async (limit) => {
-    const recorder = new BatchRecorder();
-    await collectProducts(ids(12), { readDelayMs: 20, readConcurrency: limit, onEvent: recorder.record });
-    expect(recorder.peakInFlight).toBe(limit);
-  });
+  it.each([1, 3])(
+    'When readConcurrency is %i, Then the measured peak of reads in flight is exactly that',
+    async (limit) => {
+      const recorder = new BatchRecorder();
+      await collectProducts(ids(12), { readDelayMs: 20, readConcurrency: limit, onEvent: recorder.record });
+      expect(recorder.peakInFlight).toBe(limit);
+    },
+  );
 
   it('When each limit is set on its own, Then each measurement follows only its own setting [test:limits-set-separately]', async () => {
     for (const limits of [

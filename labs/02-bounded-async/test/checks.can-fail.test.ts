@@ -28,10 +28,18 @@ const consumerWithoutFinally: Consumer = async ({ consumer, queue, readOne, sign
 };
 
 /** Broken: a read whose timer ignores the abort signal, so it keeps running after the batch gave up. */
-const readIgnoringSignal = (readDelayMs: number): ReadProduct => async (productId) => {
-  await new Promise((resolve) => setTimeout(resolve, readDelayMs));
-  return { id: productId, name: `Product ${productId}`, description: 'teaching sample', isActive: false, priceCents: 0 };
-};
+const readIgnoringSignal =
+  (readDelayMs: number): ReadProduct =>
+  async (productId) => {
+    await new Promise((resolve) => setTimeout(resolve, readDelayMs));
+    return {
+      id: productId,
+      name: `Product ${productId}`,
+      description: 'teaching sample',
+      isActive: false,
+      priceCents: 0,
+    };
+  };
 
 /** `read`, plus a list of the products in the order their reads finished. */
 function keepArrivals(read: ReadProduct): { read: ReadProduct; arrived: Product[] } {
@@ -92,36 +100,76 @@ const rushesNearDeadline: RunExportBatch = async (store, jobId, options = {}) =>
 describe('the lesson 02 checks can fail', () => {
   const suite = canFailSuite<CheckDeps>(buildChecks);
 
-  suite.breaks('batch-completes-in-order', 'the batch returns products in the order their reads finished', () => ({ runBatch: arrivalOrder }), {
-    observed: /out of order/,
-  });
-  suite.breaks('reads-at-once-limited', 'the limiter allows 3 reads instead of 2', () => ({ batch: { readConcurrency: 3 } }), {
-    observed: /peak reads in flight 3/,
-  });
+  suite.breaks(
+    'batch-completes-in-order',
+    'the batch returns products in the order their reads finished',
+    () => ({ runBatch: arrivalOrder }),
+    {
+      observed: /out of order/,
+    },
+  );
+  suite.breaks(
+    'reads-at-once-limited',
+    'the limiter allows 3 reads instead of 2',
+    () => ({ batch: { readConcurrency: 3 } }),
+    {
+      observed: /peak reads in flight 3/,
+    },
+  );
   suite.breaks('queue-bounded', 'the queue is unbounded', () => ({ batch: { queueCapacity: Infinity } }), {
     observed: /waited for space 0 times/,
   });
-  suite.breaks('timeout-fails-job', 'a failed batch is never written to the job', () => ({ runBatch: forgetsFailure }), {
-    observed: /job running/,
-  });
-  suite.breaks('timeout-closes-consumers', 'consumers log their close after the loop instead of in finally', () => ({
-    batch: { consumer: consumerWithoutFinally },
-  }), { observed: /^0 of 4 consumers closed/ });
-  suite.breaks('timeout-no-partial-result', 'the batch swallows the timeout and reports the products read so far', () => ({
-    runBatch: partialOnTimeout,
-  }), { observed: /returned \d+ products; job succeeded/ });
-  suite.breaks('timeout-keeps-limits', 'the batch lifts its limits when the budget looks too short', () => ({ runBatch: rushesNearDeadline }), {
-    observed: /peak reads in flight 4 \(limit 2\), longest queue (\d{2}|[5-9]) /,
-  });
-  suite.breaks('timeout-keeps-limits', 'the limiter allows 3 reads instead of 2', () => ({ batch: { readConcurrency: 3 } }), {
-    observed: /peak reads in flight 3 /,
-  });
+  suite.breaks(
+    'timeout-fails-job',
+    'a failed batch is never written to the job',
+    () => ({ runBatch: forgetsFailure }),
+    {
+      observed: /job running/,
+    },
+  );
+  suite.breaks(
+    'timeout-closes-consumers',
+    'consumers log their close after the loop instead of in finally',
+    () => ({
+      batch: { consumer: consumerWithoutFinally },
+    }),
+    { observed: /^0 of 4 consumers closed/ },
+  );
+  suite.breaks(
+    'timeout-no-partial-result',
+    'the batch swallows the timeout and reports the products read so far',
+    () => ({
+      runBatch: partialOnTimeout,
+    }),
+    { observed: /returned \d+ products; job succeeded/ },
+  );
+  suite.breaks(
+    'timeout-keeps-limits',
+    'the batch lifts its limits when the budget looks too short',
+    () => ({ runBatch: rushesNearDeadline }),
+    {
+      observed: /peak reads in flight 4 \(limit 2\), longest queue (\d{2}|[5-9]) /,
+    },
+  );
+  suite.breaks(
+    'timeout-keeps-limits',
+    'the limiter allows 3 reads instead of 2',
+    () => ({ batch: { readConcurrency: 3 } }),
+    {
+      observed: /peak reads in flight 3 /,
+    },
+  );
   suite.breaks('timeout-keeps-limits', 'the queue is unbounded', () => ({ batch: { queueCapacity: Infinity } }), {
     observed: /longest queue (\d{2}|[5-9]) /,
   });
-  suite.breaks('failing-product-fails-job', 'a failed batch is never written to the job', () => ({ runBatch: forgetsFailure }), {
-    observed: /job running/,
-  });
+  suite.breaks(
+    'failing-product-fails-job',
+    'a failed batch is never written to the job',
+    () => ({ runBatch: forgetsFailure }),
+    {
+      observed: /job running/,
+    },
+  );
   suite.breaks('failure-aborts-reads', 'a read ignores the abort signal', () => ({ makeRead: readIgnoringSignal }), {
     observed: /0 aborted/,
   });
@@ -129,9 +177,14 @@ describe('the lesson 02 checks can fail', () => {
     batch: { consumer: consumerWithoutFinally },
   }));
 
-  suite.breaks('failure-keeps-limits', 'the limiter allows 3 reads instead of 2', () => ({ batch: { readConcurrency: 3 } }), {
-    observed: /peak reads in flight 3 /,
-  });
+  suite.breaks(
+    'failure-keeps-limits',
+    'the limiter allows 3 reads instead of 2',
+    () => ({ batch: { readConcurrency: 3 } }),
+    {
+      observed: /peak reads in flight 3 /,
+    },
+  );
   suite.breaks('failure-keeps-limits', 'the queue is unbounded', () => ({ batch: { queueCapacity: Infinity } }), {
     observed: /longest queue (\d{2}|[5-9]) /,
   });

@@ -30,7 +30,11 @@ describe('runExportBatch', () => {
   it('When the deadline passes, Then the job fails with "batch timed out after 150 ms" and keeps no result', async () => {
     const { store, job } = await queuedJob();
     await expect(runExportBatch(store, job.id, { budgetMs: 150 })).rejects.toThrow('batch timed out after 150 ms');
-    expect(await store.require(job.id)).toMatchObject({ state: 'failed', result: null, error: 'batch timed out after 150 ms' });
+    expect(await store.require(job.id)).toMatchObject({
+      state: 'failed',
+      result: null,
+      error: 'batch timed out after 150 ms',
+    });
   });
 
   it('When a product fails, Then the job fails with the batch error and keeps no result', async () => {

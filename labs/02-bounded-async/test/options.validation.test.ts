@@ -36,7 +36,9 @@ describe('BATCH_OPTIONS', () => {
   ])('When %s is "%s", Then it is refused with a message naming the variable and its bounds', (variable, value) => {
     const read = () => BATCH_OPTIONS.read({ env: { [variable]: value } });
     expect(read).toThrow(OptionsError);
-    expect(read).toThrow(new RegExp(`${variable} must be a whole number (of milliseconds )?from 1 to \\d+, got "${value}"`));
+    expect(read).toThrow(
+      new RegExp(`${variable} must be a whole number (of milliseconds )?from 1 to \\d+, got "${value}"`),
+    );
   });
 });
 
@@ -48,7 +50,9 @@ describe('scripts/batch.ts flags', () => {
   });
 
   it('When --budget-ms is 0, Then it is refused like BATCH_BUDGET_MS=0', () => {
-    expect(() => readCliSettings(['--budget-ms', '0'], {})).toThrow(/BATCH_BUDGET_MS must be a whole number of milliseconds from 1/);
+    expect(() => readCliSettings(['--budget-ms', '0'], {})).toThrow(
+      /BATCH_BUDGET_MS must be a whole number of milliseconds from 1/,
+    );
   });
 
   it('When --fail-product is not a product id, Then it is refused', () => {

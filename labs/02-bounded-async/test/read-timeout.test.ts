@@ -26,7 +26,9 @@ describe('each read has its own time limit, beside the batch deadline', () => {
     const started = Date.now();
     const expected = 'batch failed: product 2 read timed out after 200 ms';
 
-    await expect(runExportBatch(store, jobId, { read: hangsOnProduct2, readTimeoutMs: 200, budgetMs: 10_000 })).rejects.toThrow(expected);
+    await expect(
+      runExportBatch(store, jobId, { read: hangsOnProduct2, readTimeoutMs: 200, budgetMs: 10_000 }),
+    ).rejects.toThrow(expected);
 
     expect(Date.now() - started).toBeLessThan(5_000); // the 10 s deadline never came into it
     expect(await store.require(jobId)).toMatchObject({ state: 'failed', result: null, error: expected });
@@ -34,9 +36,9 @@ describe('each read has its own time limit, beside the batch deadline', () => {
 
   it('When the batch deadline comes first, Then the batch reports the deadline, not a read timeout', async () => {
     const { store, jobId } = await queuedJob(ids(6));
-    await expect(runExportBatch(store, jobId, { read: hangsOnProduct2, readTimeoutMs: 5_000, budgetMs: 150 })).rejects.toThrow(
-      'batch timed out after 150 ms',
-    );
+    await expect(
+      runExportBatch(store, jobId, { read: hangsOnProduct2, readTimeoutMs: 5_000, budgetMs: 150 }),
+    ).rejects.toThrow('batch timed out after 150 ms');
   });
 });
 
@@ -51,9 +53,9 @@ describe('a timeout on our side', () => {
     };
     const recorder = new BatchRecorder();
 
-    await expect(runExportBatch(store, jobId, { read: service, budgetMs: 150, onEvent: recorder.record })).rejects.toThrow(
-      'batch timed out after 150 ms',
-    );
+    await expect(
+      runExportBatch(store, jobId, { read: service, budgetMs: 150, onEvent: recorder.record }),
+    ).rejects.toThrow('batch timed out after 150 ms');
 
     const abortedByUs = recorder.events.flatMap((event) => (event.type === 'read-aborted' ? [event.productId] : []));
     expect(abortedByUs.length).toBeGreaterThanOrEqual(1);

@@ -4,10 +4,12 @@ import { abortableDelay, runTaskGroup, type GroupTask } from '../src/index.ts';
 describe('runTaskGroup', () => {
   it('When every task succeeds, Then the group resolves after the slowest one', async () => {
     const finished: string[] = [];
-    const task = (name: string, ms: number): GroupTask => async (signal) => {
-      await abortableDelay(ms, signal);
-      finished.push(name);
-    };
+    const task =
+      (name: string, ms: number): GroupTask =>
+      async (signal) => {
+        await abortableDelay(ms, signal);
+        finished.push(name);
+      };
     await runTaskGroup([task('slow', 60), task('fast', 10)]);
     expect(finished).toEqual(['fast', 'slow']);
   });

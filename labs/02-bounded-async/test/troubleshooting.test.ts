@@ -2,7 +2,14 @@
 // symptom, and the lab's way of doing it does not.
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
-import { BatchRecorder, collectProducts, simulatedRead, withDeadline, type BatchEvent, type ReadProduct } from '../src/index.ts';
+import {
+  BatchRecorder,
+  collectProducts,
+  simulatedRead,
+  withDeadline,
+  type BatchEvent,
+  type ReadProduct,
+} from '../src/index.ts';
 
 const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
 
@@ -44,17 +51,28 @@ describe('"after the timeout the batch keeps running"', () => {
   /** The mistake: a read whose timer never hears the abort (a bare setTimeout, a fetch without `signal`). */
   const readIgnoringSignal: ReadProduct = async (productId) => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    return { id: productId, name: `Product ${productId}`, description: 'teaching sample', isActive: false, priceCents: 0 };
+    return {
+      id: productId,
+      name: `Product ${productId}`,
+      description: 'teaching sample',
+      isActive: false,
+      priceCents: 0,
+    };
   };
 
   /** Runs 20 products under a 150 ms deadline; says when the batch settled and how its reads ended. */
   async function timedOutBatch(read: ReadProduct) {
     const recorder = new BatchRecorder();
     const started = Date.now();
-    const error = await withDeadline(150, (signal) => collectProducts(ids(20), { read, signal, onEvent: recorder.record })).catch(
-      (err: Error) => err.message,
-    );
-    return { error, settledAfterMs: Date.now() - started, finished: recorder.count('read-finished'), aborted: recorder.count('read-aborted') };
+    const error = await withDeadline(150, (signal) =>
+      collectProducts(ids(20), { read, signal, onEvent: recorder.record }),
+    ).catch((err: Error) => err.message);
+    return {
+      error,
+      settledAfterMs: Date.now() - started,
+      finished: recorder.count('read-finished'),
+      aborted: recorder.count('read-aborted'),
+    };
   }
 
   it('When a read ignores the abort, Then "batch timed out" arrives only after those reads ran to the end; a read that listens stops at the deadline [test:ignored-abort-keeps-running]', async () => {

@@ -1,7 +1,7 @@
 // Try it yourself (lesson 03): a small task tracker, the core of the TaskRegistry.
 // A task started without `await` belongs to nobody unless something keeps it and
 // observes how it ends. Fill in what happens when the work rejects, and when it settles.
-// Check your answer with `pnpm lab 03 --exercise`.
+// Check your answer with `pnpm -w lab 03 --exercise`.
 import type { JobStore } from '@tasks-lab/01-state-machine';
 
 export interface TrackedFailure {

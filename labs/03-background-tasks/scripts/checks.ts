@@ -135,14 +135,20 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: (signal) => unobservedRejection(rejectionScript, signal),
       judge: ({ plain, registry }) => {
         const plainCrashed =
-          plain.exit.code === 1 && plain.output.includes(`Error: ${DRILL_ERROR_MESSAGE}`) && !plain.output.includes('still alive');
+          plain.exit.code === 1 &&
+          plain.output.includes(`Error: ${DRILL_ERROR_MESSAGE}`) &&
+          !plain.output.includes('still alive');
         const managedSurvived =
-          registry.exit.code === 0 && registry.output.includes('job state failed, remaining 0') && registry.output.includes('still alive');
+          registry.exit.code === 0 &&
+          registry.output.includes('job state failed, remaining 0') &&
+          registry.output.includes('still alive');
         return outcome(
           plainCrashed && managedSurvived,
           `plain: ${describeExit(plain)}, printed the error: ${plain.output.includes(DRILL_ERROR_MESSAGE) ? 'yes' : 'no'}; ` +
             `registry: ${describeExit(registry)}, ` +
-            (managedSurvived ? 'job failed, remaining 0, still alive' : `printed ${JSON.stringify(lastLines(registry.output))}`),
+            (managedSurvived
+              ? 'job failed, remaining 0, still alive'
+              : `printed ${JSON.stringify(lastLines(registry.output))}`),
         );
       },
     }),
@@ -152,8 +158,10 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: (signal) => sigtermDuringExport(server, signal),
       judge: (e) => {
         const how = e.exit.signal ? `killed by ${e.exit.signal}` : `exit code ${e.exit.code}`;
-        if (!e.summary) return outcome(false, `export was ${e.statusAtSignal} at SIGTERM; ${how}; no shutdown summary printed`);
-        const ok = e.exit.code === 0 && e.summary.includes('1 finished within grace') && e.summary.includes('0 remaining');
+        if (!e.summary)
+          return outcome(false, `export was ${e.statusAtSignal} at SIGTERM; ${how}; no shutdown summary printed`);
+        const ok =
+          e.exit.code === 0 && e.summary.includes('1 finished within grace') && e.summary.includes('0 remaining');
         return outcome(ok, `export was ${e.statusAtSignal} at SIGTERM; ${how}; ${e.summary}`);
       },
     }),

@@ -41,7 +41,11 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'Then running tasks get a bounded time: finish within the grace, or be cancelled and cleaned up',
-    gradedBy: ['check:slow-task-cancelled-after-grace', 'check:quick-task-finishes-in-grace', 'check:sigterm-drains-export'],
+    gradedBy: [
+      'check:slow-task-cancelled-after-grace',
+      'check:quick-task-finishes-in-grace',
+      'check:sigterm-drains-export',
+    ],
   },
   {
     section: 'implementation-decision',
@@ -60,7 +64,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'Task references are released: 0 remain after success, failure and cancellation',
-    gradedBy: ['check:failure-becomes-failed-job', 'check:slow-task-cancelled-after-grace', 'check:quick-task-finishes-in-grace'],
+    gradedBy: [
+      'check:failure-becomes-failed-job',
+      'check:slow-task-cancelled-after-grace',
+      'check:quick-task-finishes-in-grace',
+    ],
   },
   {
     section: 'acceptance',
@@ -86,10 +94,14 @@ export const COVERAGE = coverage([
   },
   {
     section: 'troubleshooting',
-    item: "A rejection nobody observes crashes Node (the course's \"Task exception was never retrieved\"): hand every task to the registry",
+    item: 'A rejection nobody observes crashes Node (the course\'s "Task exception was never retrieved"): hand every task to the registry',
     gradedBy: ['check:unobserved-rejection-crashes'],
   },
-  { section: 'troubleshooting', item: 'EADDRINUSE on start: an earlier server holds the port; one line says so', gradedBy: ['test:port-in-use-one-line'] },
+  {
+    section: 'troubleshooting',
+    item: 'EADDRINUSE on start: an earlier server holds the port; one line says so',
+    gradedBy: ['test:port-in-use-one-line'],
+  },
   {
     section: 'troubleshooting',
     item: 'A job stays queued: it came through POST /exports, which only accepts',

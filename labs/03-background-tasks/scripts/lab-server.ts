@@ -23,7 +23,11 @@ const LISTENING = /listening on (http:\/\/[\d.:]+)/;
  * Starts the server on a free port (PORT=0) and waits for its "listening on" line.
  * The scope owns the process: it is killed when the scope closes or its signal aborts.
  */
-export async function launchLabServer(res: Resources, server: ServerProcess = {}, env: NodeJS.ProcessEnv = {}): Promise<LabServer> {
+export async function launchLabServer(
+  res: Resources,
+  server: ServerProcess = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<LabServer> {
   const proc = await launchProcess(server.script ?? SERVER_SCRIPT, {
     ready: LISTENING,
     env: { PORT: '0', ...server.env, ...env },
@@ -39,14 +43,22 @@ export interface SubmitAnswer {
   body: JobResponse;
 }
 
-export async function submitBackgroundExport(url: string, productIds: number[], signal?: AbortSignal): Promise<SubmitAnswer> {
+export async function submitBackgroundExport(
+  url: string,
+  productIds: number[],
+  signal?: AbortSignal,
+): Promise<SubmitAnswer> {
   const response = await fetch(`${url}/exports/background`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ product_ids: productIds }),
     signal,
   });
-  return { status: response.status, location: response.headers.get('location'), body: (await response.json()) as JobResponse };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    body: (await response.json()) as JobResponse,
+  };
 }
 
 export interface JobAnswer {

@@ -21,7 +21,9 @@ const slowExport: ExportWork = async (productIds, signal) => {
 
 async function main(): Promise<void> {
   const store = new MemoryJobStore();
-  const registry = new TaskRegistry(store);
+  // The registry's lines go to stdout with the demo's own, so they stay in order wherever the
+  // output goes (its default, stderr, is a second stream that a pipe may deliver out of order).
+  const registry = new TaskRegistry(store, { log: (line) => console.log(line) });
   const job = await store.create([1, 2]);
   void registry.start(job.id, (signal) => runExportJob(store, job.id, slowExport, signal));
   await delay(100);
@@ -29,7 +31,9 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const report = await registry.shutdown();
-  console.log(`finished in grace ${report.finishedInGrace}, cancelled ${report.cancelled} after ${Date.now() - started} ms`);
+  console.log(
+    `finished in grace ${report.finishedInGrace}, cancelled ${report.cancelled} after ${Date.now() - started} ms`,
+  );
   console.log(`job state ${(await store.require(job.id)).state}`);
   console.log(`remaining ${registry.size}`);
 }

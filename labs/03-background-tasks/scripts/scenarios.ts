@@ -10,7 +10,7 @@ import { launchProcess, waitFor, withResources, type Exit, type Resources } from
 import { MemoryJobStore, type ExportResult, type JobState, type JobStore } from '@tasks-lab/01-state-machine';
 import {
   runExportJob,
-  TaskRegistry,
+  type TaskRegistry,
   type ExportWork,
   type ShutdownReport,
   type TaskOutcome,
@@ -103,7 +103,8 @@ async function registryBench(res: Resources, createRegistry: CreateRegistry, opt
   const leftovers = new AbortController();
   res.defer(() => leftovers.abort(new Error('the check is over')));
   const listen = (signal: AbortSignal) => AbortSignal.any([signal, leftovers.signal]);
-  const start = (work: ExportWork) => registry.start(job.id, (signal) => runExportJob(store, job.id, work, listen(signal)));
+  const start = (work: ExportWork) =>
+    registry.start(job.id, (signal) => runExportJob(store, job.id, work, listen(signal)));
   return { store, registry, job, start };
 }
 
@@ -120,7 +121,9 @@ export interface FailureEvidence {
 export function failingTask(createRegistry: CreateRegistry, signal: AbortSignal): Promise<FailureEvidence> {
   return withResources(signal, async (res) => {
     const logged: string[] = [];
-    const { store, registry, job, start } = await registryBench(res, createRegistry, { log: (line) => logged.push(line) });
+    const { store, registry, job, start } = await registryBench(res, createRegistry, {
+      log: (line) => logged.push(line),
+    });
     const outcome = await start(failingExport());
     const after = await store.require(job.id);
     return {
@@ -168,7 +171,15 @@ async function shutdownWith(
     const report = await registry.shutdown();
     const waitedMs = Date.now() - started;
     const after = await store.require(job.id);
-    return { graceMs, waitedMs, report, cleanupRan, jobState: after.state, jobResult: after.result, remaining: registry.size };
+    return {
+      graceMs,
+      waitedMs,
+      report,
+      cleanupRan,
+      jobState: after.state,
+      jobResult: after.result,
+      remaining: registry.size,
+    };
   });
 }
 

@@ -23,7 +23,10 @@ const STAY_ALIVE_MS = 500;
 
 export type MakeRegistry = (store: JobStore, options: TaskRegistryOptions) => TaskRegistry;
 
-export async function runScenario(mode: string, makeRegistry: MakeRegistry = (s, o) => new TaskRegistry(s, o)): Promise<void> {
+export async function runScenario(
+  mode: string,
+  makeRegistry: MakeRegistry = (s, o) => new TaskRegistry(s, o),
+): Promise<void> {
   const store = new MemoryJobStore();
   const job = await store.create([1, 2]);
   const controller = new AbortController();

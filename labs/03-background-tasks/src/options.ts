@@ -4,20 +4,22 @@
 // "3s" would silently become NaN). The defaults are the course's values.
 //
 //   PORT=8000 EXPORT_WORK_MS=1000 SHUTDOWN_GRACE_MS=3000 CANCEL_CLEANUP_MS=1000
-import { defineOptions, durationMs, MINUTE, wholeNumber } from '@tasks-lab/lab-kit';
+import { SERVER_OPTIONS } from '@tasks-lab/01-state-machine';
+import { defineOptions, durationMs, MINUTE } from '@tasks-lab/lab-kit';
 
 export const BACKGROUND_SERVER_OPTIONS = defineOptions({
-  /** The TCP port, as in lesson 01; 0 lets the OS pick a free one (tests and drills do). */
-  port: wholeNumber('PORT', 8000, { min: 0, max: 65535 }),
-  /** How long the simulated short export takes. */
+  port: SERVER_OPTIONS.specs.port,
+  /** How long the simulated short export takes. @defaultValue 1000 */
   exportWorkMs: durationMs('EXPORT_WORK_MS', 1000, { max: 10 * MINUTE }),
-  /** On shutdown, how long running exports may go on before they are cancelled. */
+  /** On shutdown, how long running exports may go on before they are cancelled. @defaultValue 3000 */
   shutdownGraceMs: durationMs('SHUTDOWN_GRACE_MS', 3000, { max: 10 * MINUTE }),
-  /** After cancelling, how long shutdown waits for the tasks' clean-up (their `finally`). */
+  /** After cancelling, how long shutdown waits for the tasks' clean-up (their `finally`). @defaultValue 1000 */
   cancelCleanupMs: durationMs('CANCEL_CLEANUP_MS', 1000, { max: MINUTE }),
 });
 
 export type BackgroundServerSettings = ReturnType<typeof BACKGROUND_SERVER_OPTIONS.read>;
 
 /** The course's values. */
-export const BACKGROUND_DEFAULTS: Readonly<BackgroundServerSettings> = Object.freeze(BACKGROUND_SERVER_OPTIONS.defaults());
+export const BACKGROUND_DEFAULTS: Readonly<BackgroundServerSettings> = Object.freeze(
+  BACKGROUND_SERVER_OPTIONS.defaults(),
+);

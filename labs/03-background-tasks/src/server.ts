@@ -2,7 +2,7 @@
 // On SIGTERM or SIGINT (Ctrl-C) it stops taking requests, gives running background
 // exports a bounded grace period, cancels the rest, and only then exits.
 // SIGKILL skips all of that: the fault drill shows what is lost.
-import { onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { onShutdown, runMain, SECOND, type HttpTimeouts } from '@tasks-lab/lab-kit';
 import { MemoryJobStore, startServer, type JobStore, type RunningServer } from '@tasks-lab/01-state-machine';
 import { backgroundExportRoutes } from './app.ts';
 import { simulatedExport } from './export-work.ts';
@@ -16,6 +16,8 @@ export interface BackgroundServerOptions extends Partial<Omit<BackgroundServerSe
   /** Where jobs are kept. @defaultValue a new MemoryJobStore */
   store?: JobStore;
   log?: (line: string) => void;
+  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...) or 10 s / 5 s */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export interface RunningBackgroundServer extends RunningServer {
@@ -36,7 +38,11 @@ export async function startBackgroundServer(
     log: options.log,
   });
   const work = simulatedExport({ workMs: options.exportWorkMs });
-  const running = await startServer(port, { store, log: options.log, extendRoutes: backgroundExportRoutes({ registry, work }) });
+  const running = await startServer(
+    port,
+    { store, log: options.log, extendRoutes: backgroundExportRoutes({ registry, work }) },
+    options.httpTimeouts,
+  );
   // Remembered, so a second call (a second signal, a test's clean-up) gets the first one's report.
   let report: Promise<ShutdownReport> | undefined;
   const drainAndClose = () =>

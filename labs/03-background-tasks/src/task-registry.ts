@@ -5,8 +5,8 @@
 // rejection as unhandled and crashes the process; if the process stops, nobody knows
 // the work was still running. The registry takes that responsibility:
 //   - it keeps a reference to every started task, so shutdown can find them;
-//   - it observes every outcome, so a failure becomes a failed job and a log line,
-//     never an unhandled rejection;
+//   - it observes every outcome and logs it with the job id, so a failure becomes a
+//     failed job and a log line, never an unhandled rejection;
 //   - on shutdown it waits a bounded time, then asks the rest to stop (AbortSignal)
 //     and waits, again bounded, for their cleanup.
 import { errorMessage } from '@tasks-lab/lab-kit';
@@ -34,7 +34,7 @@ export interface ShutdownReport {
 }
 
 export interface TaskRegistryOptions {
-  /** Where failures are written down; the job id of the failed task is always in the line. */
+  /** Where outcomes are written down (completed, failed, cancelled); the job id is always in the line. */
   log?: (line: string) => void;
   /** How long shutdown lets running tasks finish on their own. @defaultValue 3000 (the course's grace) */
   graceMs?: number;
@@ -94,7 +94,12 @@ export class TaskRegistry {
     const settled = Promise.resolve()
       .then(() => work(controller.signal))
       .then(
-        (): TaskOutcome => 'completed',
+        (): TaskOutcome => {
+          // One line per outcome, the good one too: the export runs after the 202, so this line
+          // is the only sign in the server's terminal that it did.
+          this.#log(`[registry] job ${jobId} completed`);
+          return 'completed';
+        },
         (error: unknown) => this.#observeRejection(jobId, controller.signal, error),
       )
       // Runs after every outcome, so a settled task never stays referenced.

@@ -15,7 +15,11 @@ afterEach(async () => {
 
 async function post(url: string, body: string, contentType = 'application/json', path = '/exports/background') {
   const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
-  return { status: response.status, location: response.headers.get('location'), body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 describe('POST /exports/background (real HTTP server in this process)', () => {
@@ -69,7 +73,11 @@ describe('POST /exports/background (real HTTP server in this process)', () => {
       await delay(50);
       throw new Error('product 2 could not be read');
     };
-    const server = await startServer(0, { store, log: () => {}, extendRoutes: backgroundExportRoutes({ registry, work: failing }) });
+    const server = await startServer(0, {
+      store,
+      log: () => {},
+      extendRoutes: backgroundExportRoutes({ registry, work: failing }),
+    });
     try {
       const answer = await post(server.url, JSON.stringify({ product_ids: [1, 2] }));
       expect(answer.status).toBe(202);

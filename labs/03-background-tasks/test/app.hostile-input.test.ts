@@ -6,7 +6,8 @@ import { startBackgroundServer } from '../src/server.ts';
 // The tag names the whole battery: coverage items point at it (its tests carry lesson 01's tags).
 describeHostileInputBattery('lesson 03 API [test:hostile-input-battery]', {
   // A short export, so the jobs the battery submits finish before the server drains.
-  start: (log) => startBackgroundServer(0, { exportWorkMs: 20, log }).then((api) => ({ url: api.url, close: api.drainAndClose })),
+  start: (log) =>
+    startBackgroundServer(0, { exportWorkMs: 20, log }).then((api) => ({ url: api.url, close: api.drainAndClose })),
   submitPaths: ['/exports', '/exports/background'],
   routes: [...LESSON_01_ROUTES, { path: '/exports/background', allow: ['POST'] }],
 });

@@ -66,40 +66,75 @@ const registry = (Variant: typeof TaskRegistry): CheckDeps => ({
 describe('the lesson 03 checks can fail', () => {
   const suite = canFailSuite<CheckDeps>(buildChecks);
 
-  suite.breaks('export-runs-after-202', 'the server runs the export before answering', () => ({
-    server: { script: fixture('blocking-server.ts') },
-  }), { observed: /202 with status succeeded/ });
+  suite.breaks(
+    'export-runs-after-202',
+    'the server runs the export before answering',
+    () => ({
+      server: { script: fixture('blocking-server.ts') },
+    }),
+    { observed: /202 with status succeeded/ },
+  );
 
   suite.breaks('failure-becomes-failed-job', 'the registry swallows rejections', () => registry(SwallowingRegistry), {
     observed: /0 failure\(s\) recorded/,
   });
 
-  suite.breaks('slow-task-cancelled-after-grace', 'shutdown neither waits nor cancels', () => registry(ForgetfulRegistry), {
-    observed: /remaining 1/,
-  });
-
-  suite.breaks('slow-task-cancelled-after-grace', 'shutdown waits but never cancels', () => registry(NonCancellingRegistry), {
-    observed: /cleanup ran: no/,
-  });
-
-  suite.breaks('quick-task-finishes-in-grace', 'shutdown cancels without a grace period', () => registry(ImpatientRegistry), {
-    observed: /cancelled 1/,
-  });
-
-  suite.breaks('unobserved-rejection-crashes', 'the "registry" never observes the rejection', () => ({
-    rejectionScript: fixture('leaky-rejection.ts'),
-  }), { observed: /registry: exit code 1/ });
-
-  suite.breaks('sigterm-drains-export', 'SIGTERM closes the server without draining the registry', () => ({
-    server: { script: fixture('no-drain-server.ts') },
-  }), { observed: /no shutdown summary/ });
-
-  suite.breaks('kill-loses-job', 'the server keeps its jobs in a file that survives the restart', () => ({
-    server: {
-      script: fixture('file-backed-server.ts'),
-      env: { JOBS_FILE: jobsFile() },
+  suite.breaks(
+    'slow-task-cancelled-after-grace',
+    'shutdown neither waits nor cancels',
+    () => registry(ForgetfulRegistry),
+    {
+      observed: /remaining 1/,
     },
-  }), { observed: /after restart -> 200/, timeoutMs: 90_000 });
+  );
+
+  suite.breaks(
+    'slow-task-cancelled-after-grace',
+    'shutdown waits but never cancels',
+    () => registry(NonCancellingRegistry),
+    {
+      observed: /cleanup ran: no/,
+    },
+  );
+
+  suite.breaks(
+    'quick-task-finishes-in-grace',
+    'shutdown cancels without a grace period',
+    () => registry(ImpatientRegistry),
+    {
+      observed: /cancelled 1/,
+    },
+  );
+
+  suite.breaks(
+    'unobserved-rejection-crashes',
+    'the "registry" never observes the rejection',
+    () => ({
+      rejectionScript: fixture('leaky-rejection.ts'),
+    }),
+    { observed: /registry: exit code 1/ },
+  );
+
+  suite.breaks(
+    'sigterm-drains-export',
+    'SIGTERM closes the server without draining the registry',
+    () => ({
+      server: { script: fixture('no-drain-server.ts') },
+    }),
+    { observed: /no shutdown summary/ },
+  );
+
+  suite.breaks(
+    'kill-loses-job',
+    'the server keeps its jobs in a file that survives the restart',
+    () => ({
+      server: {
+        script: fixture('file-backed-server.ts'),
+        env: { JOBS_FILE: jobsFile() },
+      },
+    }),
+    { observed: /after restart -> 200/, timeoutMs: 90_000 },
+  );
 
   suite.coversEveryCheck();
 });

@@ -12,7 +12,7 @@ describe('docs/03-background-tasks.md', () => {
     for (const sentence of [
       'Background work inside the API process is not a queue.',
       'Nothing in this lab recovers the job, and nothing should pretend to.',
-      'A user\'s export must not rely on in-process background work alone',
+      "A user's export must not rely on in-process background work alone",
     ]) {
       expect(doc.includes(sentence), `the doc no longer says "${sentence}"`).toBe(true);
     }

@@ -53,9 +53,9 @@ describe('runExportJob', () => {
   it('When the job already finished, Then running it again is an invalid transition and nothing changes', async () => {
     const { store, job } = await queuedJob(undefined, [1]);
     await runExportJob(store, job.id, simulatedExport({ workMs: 1 }), new AbortController().signal);
-    await expect(runExportJob(store, job.id, simulatedExport({ workMs: 1 }), new AbortController().signal)).rejects.toThrow(
-      'succeeded -> running is not allowed',
-    );
+    await expect(
+      runExportJob(store, job.id, simulatedExport({ workMs: 1 }), new AbortController().signal),
+    ).rejects.toThrow('succeeded -> running is not allowed');
     expect((await store.require(job.id)).state).toBe('succeeded');
   });
 });

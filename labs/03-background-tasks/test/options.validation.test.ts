@@ -15,7 +15,9 @@ describe('BACKGROUND_SERVER_OPTIONS', () => {
   });
 
   it('When PORT is 0 and the timings are set, Then they are used (0 lets the OS pick a port)', () => {
-    expect(BACKGROUND_SERVER_OPTIONS.read({ env: { PORT: '0', EXPORT_WORK_MS: '30000', SHUTDOWN_GRACE_MS: '400' } })).toMatchObject({
+    expect(
+      BACKGROUND_SERVER_OPTIONS.read({ env: { PORT: '0', EXPORT_WORK_MS: '30000', SHUTDOWN_GRACE_MS: '400' } }),
+    ).toMatchObject({
       port: 0,
       exportWorkMs: 30_000,
       shutdownGraceMs: 400,
@@ -31,10 +33,14 @@ describe('BACKGROUND_SERVER_OPTIONS', () => {
   ])('When %s is "%s", Then it is refused with a message naming the variable and its bounds', (variable, value) => {
     const read = () => BACKGROUND_SERVER_OPTIONS.read({ env: { [variable]: value } });
     expect(read).toThrow(OptionsError);
-    expect(read).toThrow(new RegExp(`${variable} must be a whole number of milliseconds from 1 to \\d+, got "${value}"`));
+    expect(read).toThrow(
+      new RegExp(`${variable} must be a whole number of milliseconds from 1 to \\d+, got "${value}"`),
+    );
   });
 
   it('When PORT is out of range, Then it is refused', () => {
-    expect(() => BACKGROUND_SERVER_OPTIONS.read({ env: { PORT: '70000' } })).toThrow(/PORT must be a whole number from 0 to 65535/);
+    expect(() => BACKGROUND_SERVER_OPTIONS.read({ env: { PORT: '70000' } })).toThrow(
+      /PORT must be a whole number from 0 to 65535/,
+    );
   });
 });

@@ -27,9 +27,26 @@ describe('TaskRegistry: observing outcomes', () => {
     expect(registry.size).toBe(0);
   });
 
+  it('When the work succeeds, Then the log names the job once, as completed, when the job is already succeeded, and no failure is recorded', async () => {
+    const store = new MemoryJobStore();
+    const job = await store.create([1, 2]);
+    const logged: Array<{ line: string; state: Promise<string> }> = [];
+    const registry = new TaskRegistry(store, {
+      log: (line) => logged.push({ line, state: store.require(job.id).then((j) => j.state) }),
+    });
+    const succeeds: ExportWork = async (ids) => ({ rows: ids.length });
+    expect(await registry.start(job.id, (signal) => runExportJob(store, job.id, succeeds, signal))).toBe('completed');
+    expect(logged.map((entry) => entry.line)).toEqual([`[registry] job ${job.id} completed`]);
+    expect(await logged[0]?.state).toBe('succeeded');
+    expect(registry.failures).toEqual([]);
+    expect(registry.size).toBe(0);
+  });
+
   it('When the work rejects, Then the job is failed with the message, the failure is recorded, and the log names the job [test:failure-logged-with-job-id]', async () => {
     const { store, logged, registry, job } = await setup();
-    const outcome = await registry.start(job.id, (signal) => runExportJob(store, job.id, failsAfter(20, 'disk full'), signal));
+    const outcome = await registry.start(job.id, (signal) =>
+      runExportJob(store, job.id, failsAfter(20, 'disk full'), signal),
+    );
     expect(outcome).toBe('failed');
     expect(await store.require(job.id)).toMatchObject({ state: 'failed', error: 'disk full' });
     expect(registry.failures).toEqual([expect.objectContaining({ jobId: job.id, message: 'disk full' })]);

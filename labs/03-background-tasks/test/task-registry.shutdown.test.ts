@@ -40,7 +40,14 @@ describe('TaskRegistry: shutdown', () => {
     const { store, registry } = setup({ graceMs: 200 });
     const job = await store.create([1, 2]);
     let cleanups = 0;
-    void registry.start(job.id, (signal) => runExportJob(store, job.id, takes(30_000, () => cleanups++), signal));
+    void registry.start(job.id, (signal) =>
+      runExportJob(
+        store,
+        job.id,
+        takes(30_000, () => cleanups++),
+        signal,
+      ),
+    );
     const started = Date.now();
     const report = await registry.shutdown();
     expect(Date.now() - started).toBeGreaterThanOrEqual(180);

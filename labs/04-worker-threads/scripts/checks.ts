@@ -5,12 +5,12 @@
 // queue, a producer that drops ids instead of waiting, a race run without the lock) so
 // test/checks.can-fail.test.ts can prove that each check is able to fail.
 import { MemoryJobStore, type ExportJob } from '@tasks-lab/01-state-machine';
-import { defineCheck, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
+import { defineCheck, median, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
 import { runThreadedBatch, type ThreadedBatchOptions, type ThreadedBatchReport } from '../src/batch.ts';
 import { COURSE_FAILING_IDS, THREADED_BATCH_OPTIONS } from '../src/options.ts';
 import type { FeedQueue } from '../src/producer.ts';
 import { runIncrementRace, type IncrementRaceReport } from '../src/race.ts';
-import { concurrentWorkMs, median } from '../src/spans.ts';
+import { concurrentWorkMs } from '../src/spans.ts';
 
 const COURSE = THREADED_BATCH_OPTIONS.defaults();
 
@@ -47,7 +47,13 @@ interface LessonBatchEvidence {
 
 export function buildChecks(deps: CheckDeps = {}): Check[] {
   const batch = (signal: AbortSignal, options: ThreadedBatchOptions = {}) =>
-    runThreadedBatch({ consumerEntry: deps.consumerEntry, capacity: deps.capacity, feed: deps.feed, ...options, signal });
+    runThreadedBatch({
+      consumerEntry: deps.consumerEntry,
+      capacity: deps.capacity,
+      feed: deps.feed,
+      ...options,
+      signal,
+    });
   // Six checks judge the same run of the lesson's batch: it runs once, on first use.
   const lessonBatch = sharedScenario(async (signal): Promise<LessonBatchEvidence> => {
     const store = new MemoryJobStore();
@@ -64,7 +70,9 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: lessonBatch,
       judge: ({ report: r }) =>
         outcome(
-          r.done === LESSON.items - LESSON.failingIds.length && r.failed === LESSON.failingIds.length && r.handedOut === LESSON.items,
+          r.done === LESSON.items - LESSON.failingIds.length &&
+            r.failed === LESSON.failingIds.length &&
+            r.handedOut === LESSON.items,
           `${tally(r)}; ${r.handedOut} ids handed out to ${r.threads.length} threads`,
         ),
     }),

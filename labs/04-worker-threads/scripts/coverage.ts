@@ -47,7 +47,12 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'Every id put into the queue ends as done, failed or an explicit stop of the whole batch',
-    gradedBy: ['check:every-id-settled', 'check:two-failures-still-total', 'test:unclosed-queue-times-out', 'test:abort-fails-job'],
+    gradedBy: [
+      'check:every-id-settled',
+      'check:two-failures-still-total',
+      'test:unclosed-queue-times-out',
+      'test:abort-fails-job',
+    ],
   },
   {
     section: 'acceptance',
@@ -71,7 +76,7 @@ export const COVERAGE = coverage([
   },
   {
     section: 'exercise',
-    item: 'Queue of capacity 1 and 200 ms reads: the producer\'s own timings show its puts waiting, and every id still settles',
+    item: "Queue of capacity 1 and 200 ms reads: the producer's own timings show its puts waiting, and every id still settles",
     gradedBy: ['test:exercise-producer-waits'],
   },
 ]);

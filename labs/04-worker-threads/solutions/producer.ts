@@ -1,6 +1,8 @@
 // Try it yourself (lesson 04): shrink the queue to 1, slow each read to 200 ms, and
 // watch the producer wait. This is the producer of the batch: it feeds every id into
-// the bounded queue and reports how long each put had to wait for room.
+// the bounded queue and reports how long each put had to wait for room. The lesson's
+// own producer (src/producer.ts) times nothing: the queue only counts how many puts
+// found it full. This one says how long each one was held back.
 import type { BoundedQueue } from '@tasks-lab/02-bounded-async';
 import type { PutTiming } from '../src/producer.ts';
 

@@ -68,7 +68,7 @@ export interface ThreadedBatchReport {
   peakQueueLength: number;
   /** Puts that found the queue full and waited for room, counted by the queue itself: the backpressure. */
   blockedPuts: number;
-  /** What the producer measured around each put. */
+  /** What the producer measured around each put: empty for the lesson's producer, which times nothing. */
   putTimings: PutTiming[];
   /** How long the threads took to boot and say their first 'ready' (ms after the batch started). */
   threadsOnlineMs: number;
@@ -128,17 +128,22 @@ export async function runThreadedBatch(options: ThreadedBatchOptions = {}): Prom
 
     const feeding = (options.feed ?? feedQueue)(queue, ids);
     const deadline = AbortSignal.timeout(settings.timeoutMs);
-    let putTimings: PutTiming[];
+    let putTimings: PutTiming[] | void;
     let threads: ThreadExit[];
     try {
-      [putTimings, threads] = await untilAborted(Promise.all([feeding, Promise.all(exits)]), AbortSignal.any([deadline, res.signal]));
+      [putTimings, threads] = await untilAborted(
+        Promise.all([feeding, Promise.all(exits)]),
+        AbortSignal.any([deadline, res.signal]),
+      );
     } catch (err) {
       // A timeout, an abort, or a producer that threw: stop everything and say so in the job.
       queue.close();
       feeding.catch(() => undefined); // its put may now fail with QueueClosedError; nobody waits for it
       await Promise.all(workers.map((worker) => worker.terminate()));
       const timedOut = deadline.aborted && !res.signal.aborted;
-      await store.transition(job.id, 'failed', { error: timedOut ? `timed out after ${settings.timeoutMs} ms` : errorMessage(err) });
+      await store.transition(job.id, 'failed', {
+        error: timedOut ? `timed out after ${settings.timeoutMs} ms` : errorMessage(err),
+      });
       throw timedOut ? new ThreadedBatchTimeoutError(settings.timeoutMs) : err;
     }
 
@@ -156,7 +161,7 @@ export async function runThreadedBatch(options: ThreadedBatchOptions = {}): Prom
       capacity: settings.capacity,
       peakQueueLength: queue.peakLength,
       blockedPuts: queue.blockedPuts,
-      putTimings,
+      putTimings: putTimings ?? [],
       threadsOnlineMs,
       elapsedMs: performance.now() - started,
     };
@@ -199,7 +204,13 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** running -> succeeded when every id was done; running -> failed naming the ids that failed. */
-function recordOutcome(store: JobStore, jobId: string, total: number, done: number, errors: ItemError[]): Promise<ExportJob> {
+function recordOutcome(
+  store: JobStore,
+  jobId: string,
+  total: number,
+  done: number,
+  errors: ItemError[],
+): Promise<ExportJob> {
   if (done === total) return store.transition(jobId, 'succeeded', { result: { rows: done } });
   const failedIds = errors.map((error) => error.id).join(', ') || 'none reported';
   return store.transition(jobId, 'failed', {

@@ -38,4 +38,4 @@ export {
   type IncrementRaceReport,
   runIncrementRace,
 } from './race.ts';
-export { concurrentWorkMs, median } from './spans.ts';
+export { concurrentWorkMs } from './spans.ts';

@@ -39,30 +39,55 @@ describe('the checks fail when a part of the lesson is broken', () => {
   suite.breaks('errors-match-failing-id', 'a consumer swallows the failed read', () => swallowingConsumer, {
     observed: /errors none/,
   });
-  suite.breaks('threads-exit-cleanly', 'a consumer lets the failed read escape and its thread dies', () => crashingConsumer, {
-    observed: /exit codes \[[^\]]*1[^\]]*\].*1 thread errors/,
-  });
+  suite.breaks(
+    'threads-exit-cleanly',
+    'a consumer lets the failed read escape and its thread dies',
+    () => crashingConsumer,
+    {
+      observed: /exit codes \[[^\]]*1[^\]]*\].*1 thread errors/,
+    },
+  );
   suite.breaks('queue-stays-bounded', 'the queue has capacity 8', () => ({ capacity: 8 }), {
     observed: /peak queue length (5|6|7|8) /,
   });
-  suite.breaks('queue-stays-bounded', 'the queue is big enough never to block (capacity 1000)', () => ({ capacity: 1_000 }), {
-    observed: /; 0 of 20 puts found the queue full/,
-  });
-  suite.breaks('queue-stays-bounded', 'the producer drops ids when the queue is full instead of waiting', () => ({ feed: dropsWhenFull }), {
-    observed: /peak queue length [1-4] \(lesson capacity 4\); 0 of 20 puts found the queue full/,
-  });
+  suite.breaks(
+    'queue-stays-bounded',
+    'the queue is big enough never to block (capacity 1000)',
+    () => ({ capacity: 1_000 }),
+    {
+      observed: /; 0 of 20 puts found the queue full/,
+    },
+  );
+  suite.breaks(
+    'queue-stays-bounded',
+    'the producer drops ids when the queue is full instead of waiting',
+    () => ({ feed: dropsWhenFull }),
+    {
+      observed: /peak queue length [1-4] \(lesson capacity 4\); 0 of 20 puts found the queue full/,
+    },
+  );
   suite.breaks('slow-work-outside-lock', 'a consumer does its slow read while holding the lock', () => workInsideLock, {
     observed: /median lock hold ([5-9]\d|\d{3,})\.\d+ ms/,
   });
-  suite.breaks('batch-recorded-as-job', 'a consumer swallows the failed read, so the job cannot name it', () => swallowingConsumer, {
-    observed: /failed ids: none reported/,
-  });
+  suite.breaks(
+    'batch-recorded-as-job',
+    'a consumer swallows the failed read, so the job cannot name it',
+    () => swallowingConsumer,
+    {
+      observed: /failed ids: none reported/,
+    },
+  );
   suite.breaks('two-failures-still-total', 'a consumer swallows the failed reads', () => swallowingConsumer, {
     observed: /done 18 \+ failed 0 = 18/,
   });
-  suite.breaks('drill-capacity-one-settles', 'a consumer lets the failed read escape and its thread dies', () => crashingConsumer, {
-    observed: /exit codes \[[^\]]*1[^\]]*\]/,
-  });
+  suite.breaks(
+    'drill-capacity-one-settles',
+    'a consumer lets the failed read escape and its thread dies',
+    () => crashingConsumer,
+    {
+      observed: /exit codes \[[^\]]*1[^\]]*\]/,
+    },
+  );
   suite.breaks(
     'drill-race-loses-updates',
     'the drill race runs with the lock after all',

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 const holdLock = fileURLToPath(new URL('./fixtures/hold-lock-process.ts', import.meta.url));
 
 describe('Mutex across processes', () => {
-  it('When two processes each take the lesson lock, Then both hold it at once: it does not reach across processes [test:lock-is-process-local]', { timeout: 60_000 }, async () => {
+  it('When two processes each take the lesson lock, Then both hold it at once: it does not reach across processes [test:lock-is-process-local]', {
+    timeout: 60_000,
+  }, async () => {
     const first = startTsProcess(holdLock);
     const second = startTsProcess(holdLock);
     try {

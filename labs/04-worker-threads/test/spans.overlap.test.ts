@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkSpan } from '../src/messages.ts';
-import { concurrentWorkMs, median } from '../src/spans.ts';
+import { concurrentWorkMs } from '../src/spans.ts';
 
 const span = (threadId: number, startedAt: number, endedAt: number): WorkSpan => ({
   threadId,
@@ -21,13 +21,5 @@ describe('concurrentWorkMs', () => {
 
   it('When spans of the same thread touch, Then they do not count as concurrent', () => {
     expect(concurrentWorkMs([span(1, 0, 50), span(1, 20, 70)])).toBe(0);
-  });
-});
-
-describe('median', () => {
-  it('When the count is odd or even, Then it gives the middle value or the mean of the two middle ones', () => {
-    expect(median([5, 1, 3])).toBe(3);
-    expect(median([4, 1, 3, 2])).toBe(2.5);
-    expect(median([])).toBeNaN();
   });
 });

@@ -10,7 +10,10 @@ describe('"the batch never finishes"', () => {
   it('When a consumer skips its next "ready" after a failed read, Then the batch waits for that thread until it times out; the lesson consumer settles every id [test:missing-ready-hangs-batch]', async () => {
     const settings = { ids: [1, 2, 3, 4, 5, 6], failingIds: [3], workMs: 10, timeoutMs: 5_000 };
 
-    const broken = runThreadedBatch({ ...settings, consumerEntry: fixture('no-ready-after-failure-consumer-thread.ts') });
+    const broken = runThreadedBatch({
+      ...settings,
+      consumerEntry: fixture('no-ready-after-failure-consumer-thread.ts'),
+    });
     await expect(broken).rejects.toBeInstanceOf(ThreadedBatchTimeoutError);
 
     const fixed = await runThreadedBatch(settings);
@@ -25,7 +28,10 @@ describe('"two threads take as long as one"', () => {
     const workPhaseMs = (spans: { startedAt: number; endedAt: number }[]) =>
       Math.max(...spans.map((s) => s.endedAt)) - Math.min(...spans.map((s) => s.startedAt));
 
-    const inside = await runThreadedBatch({ ...settings, consumerEntry: fixture('work-inside-lock-consumer-thread.ts') });
+    const inside = await runThreadedBatch({
+      ...settings,
+      consumerEntry: fixture('work-inside-lock-consumer-thread.ts'),
+    });
     expect(concurrentWorkMs(inside.spans)).toBeLessThan(settings.workMs / 2);
     expect(workPhaseMs(inside.spans)).toBeGreaterThanOrEqual(12 * settings.workMs * 0.95);
 

@@ -1,6 +1,6 @@
 // Try it yourself (lesson 05): one read runs, a second one waits in the queue.
 // Which of the two can cancel() take back, and what does the running one still need?
-// Check your answer with `pnpm lab 05 --exercise`.
+// Check your answer with `pnpm -w lab 05 --exercise`.
 import { waitFor } from '@tasks-lab/lab-kit';
 import type { ReadOutcome } from '../src/blocking-read.ts';
 import { BlockingIoPool, type TaskState } from '../src/io-pool.ts';

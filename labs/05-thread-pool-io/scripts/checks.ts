@@ -99,7 +99,9 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
             e.read.slicesDone <= e.slicesAtStop + 1 &&
             e.jobState === 'cancelled',
           `stop requested at ${e.slicesAtStop}/${e.slices} slices; ` +
-            (e.read ? `the read returned ${stoppedOrNot(e.read)} after ${e.read.slicesDone}/${e.read.totalSlices} slices, ${e.tookMs} ms later` : 'the read did not return') +
+            (e.read
+              ? `the read returned ${stoppedOrNot(e.read)} after ${e.read.slicesDone}/${e.read.totalSlices} slices, ${e.tookMs} ms later`
+              : 'the read did not return') +
             `; job ${e.jobState}`,
         ),
     }),
@@ -120,7 +122,9 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
         return outcome(
           e.read !== undefined && e.read.stopped && e.read.slicesDone < e.slices && e.jobState === 'cancelled',
           `the caller gave up at ${e.gaveUpAtMs} ms; ` +
-            (e.read ? `the thread returned ${stoppedOrNot(e.read)} after ${e.read.slicesDone}/${e.read.totalSlices} slices at ${e.finishedAtMs} ms` : 'the thread did not return') +
+            (e.read
+              ? `the thread returned ${stoppedOrNot(e.read)} after ${e.read.slicesDone}/${e.read.totalSlices} slices at ${e.finishedAtMs} ms`
+              : 'the thread did not return') +
             `; job ${e.jobState}`,
         );
       },
@@ -178,10 +182,14 @@ const stoppedOrNot = (read: ReadOutcome) => (read.stopped ? 'stopped' : 'NOT sto
 function judgeLimits(e: LimitsEvidence) {
   const queueLimitHeld = e.refusedWithPoolFull && e.pendingAtRefusal === MAX_PENDING;
   const neverPassed =
-    e.maxPendingSeen <= MAX_PENDING && e.poolPeakPending <= MAX_PENDING && e.maxRunningSeen <= THREADS && e.peakInRead <= THREADS;
+    e.maxPendingSeen <= MAX_PENDING &&
+    e.poolPeakPending <= MAX_PENDING &&
+    e.maxRunningSeen <= THREADS &&
+    e.peakInRead <= THREADS;
   const reached = e.maxPendingSeen === MAX_PENDING && e.maxRunningSeen === THREADS && e.peakInRead === THREADS;
   const reads = (n: number) => `${n} read${n === 1 ? '' : 's'}`;
-  const overlap = e.peakInRead < THREADS ? ` (the lesson needs ${THREADS}: ${THREADS} reads never ran at the same time)` : '';
+  const overlap =
+    e.peakInRead < THREADS ? ` (the lesson needs ${THREADS}: ${THREADS} reads never ran at the same time)` : '';
   return outcome(
     queueLimitHeld && neverPassed && reached && e.complete === e.exported,
     `submit() took ${e.accepted} (${e.runningAtRefusal} running, ${e.pendingAtRefusal} waiting) then ` +

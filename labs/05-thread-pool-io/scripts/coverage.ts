@@ -43,7 +43,11 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'After a timeout, nothing assumes the side effect was rolled back: files are written to a temp name and renamed when complete',
-    gradedBy: ['check:drill-terminate-mid-write', 'test:timed-out-wait-still-writes-file', 'test:stopped-read-removes-temp-file'],
+    gradedBy: [
+      'check:drill-terminate-mid-write',
+      'test:timed-out-wait-still-writes-file',
+      'test:stopped-read-removes-temp-file',
+    ],
   },
   // The course's drill, and ours
   {
@@ -65,7 +69,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'No worker thread is left once the pool has closed, even after a check runs out of time',
-    gradedBy: ['check:close-finishes-then-threads-exit', 'test:destroy-ends-every-thread', 'test:timed-out-check-leaves-no-thread'],
+    gradedBy: [
+      'check:close-finishes-then-threads-exit',
+      'test:destroy-ends-every-thread',
+      'test:timed-out-check-leaves-no-thread',
+    ],
   },
   {
     section: 'acceptance',
@@ -76,7 +84,11 @@ export const COVERAGE = coverage([
   {
     section: 'troubleshooting',
     item: 'The caller got "timed out" but the export still appeared: only the wait gave up; giving up must also set the stop flag',
-    gradedBy: ['test:timed-out-wait-still-writes-file', 'test:deadline-stop-leaves-no-file', 'check:abort-signal-sets-stop-flag'],
+    gradedBy: [
+      'test:timed-out-wait-still-writes-file',
+      'test:deadline-stop-leaves-no-file',
+      'check:abort-signal-sets-stop-flag',
+    ],
   },
   {
     section: 'troubleshooting',

@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   } else {
     console.log(`deadline passed after ${result.afterMs} ms; stop requested through the AbortSignal`);
     const outcome = await result.task.result;
-    console.log(`the thread returned after ${outcome.slicesDone}/${outcome.totalSlices} slices (stopped: ${outcome.stopped})`);
+    console.log(
+      `the thread returned after ${outcome.slicesDone}/${outcome.totalSlices} slices (stopped: ${outcome.stopped})`,
+    );
   }
   await pool.close();
 }

@@ -22,17 +22,24 @@ async function main(): Promise<void> {
   const task = pool.submit(7, { slices, sliceMs, tempFile, finalFile });
   await waitFor('five chunks written', () => task.slicesDone >= 5);
   await pool.terminate(task);
-  const error = await task.result.then(() => 'none', (err: Error) => err.message);
+  const error = await task.result.then(
+    () => 'none',
+    (err: Error) => err.message,
+  );
   console.log(`terminated: task ${task.state} (${error}); job ${pool.store.require(task.id).state}`);
 
   const lines = existsSync(tempFile) ? readFileSync(tempFile, 'utf8').trim().split('\n').length : 0;
-  console.log(`left behind: ${relative(process.cwd(), tempFile)} with ${lines} of ${slices} lines; final file ${existsSync(finalFile) ? 'exists' : 'absent'}`);
+  console.log(
+    `left behind: ${relative(process.cwd(), tempFile)} with ${lines} of ${slices} lines; final file ${existsSync(finalFile) ? 'exists' : 'absent'}`,
+  );
   console.log(`shared progress counter still says ${task.slicesDone} slices`);
 
   await pool.ready();
   console.log(`threads after:  ${pool.snapshot().threadIds.join(', ')} (${pool.snapshot().liveThreads} alive)`);
   const next = await pool.submit(8, { slices: 2, sliceMs }).result;
-  console.log(`next read after the replacement: ${next.slicesDone}/${next.totalSlices} slices, stopped: ${next.stopped}`);
+  console.log(
+    `next read after the replacement: ${next.slicesDone}/${next.totalSlices} slices, stopped: ${next.stopped}`,
+  );
   await pool.close();
 }
 

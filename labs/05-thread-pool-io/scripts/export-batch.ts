@@ -10,8 +10,12 @@ async function main(): Promise<void> {
   await pool.ready();
 
   const outcomes = await exportAll(pool, [1, 2, 3, 4, 5, 6, 7, 8], { slices: 5 });
-  console.log(`exported ${outcomes.length} products, in completion order: ${outcomes.map((o) => o.productId).join(', ')}`);
-  console.log(`most pending at once: ${pool.peakPending}; most reads at once (counted by the threads): ${pool.readGauge().peakInRead}`);
+  console.log(
+    `exported ${outcomes.length} products, in completion order: ${outcomes.map((o) => o.productId).join(', ')}`,
+  );
+  console.log(
+    `most pending at once: ${pool.peakPending}; most reads at once (counted by the threads): ${pool.readGauge().peakInRead}`,
+  );
 
   await pool.close();
 }

@@ -10,7 +10,15 @@ import type { JobState } from '@tasks-lab/01-state-machine';
 import { sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
 import type { ReadOutcome } from '../src/blocking-read.ts';
 import { exportAll } from '../src/batch-export.ts';
-import { BlockingIoPool, PoolClosedError, PoolFullError, TaskCancelledError, type PoolOptions, type TaskHandle, type TaskState } from '../src/io-pool.ts';
+import {
+  type BlockingIoPool,
+  PoolClosedError,
+  PoolFullError,
+  TaskCancelledError,
+  type PoolOptions,
+  type TaskHandle,
+  type TaskState,
+} from '../src/io-pool.ts';
 import { IO_POOL_OPTIONS } from '../src/options.ts';
 import type { readWithDeadline, waitWithTimeout } from '../src/waiting.ts';
 
@@ -258,7 +266,13 @@ export function abortSignal(parts: ScenarioParts, signal: AbortSignal): Promise<
     const result = await parts.readWithDeadline(pool, 1, { ...longRead(parts), timeoutMs: parts.waitTimeoutMs });
     const gaveUpAtMs = Date.now() - started;
     if (result.kind === 'finished') {
-      return { slices: parts.slices, callerGot: 'finished', gaveUpAtMs, read: result.outcome, finishedAtMs: gaveUpAtMs };
+      return {
+        slices: parts.slices,
+        callerGot: 'finished',
+        gaveUpAtMs,
+        read: result.outcome,
+        finishedAtMs: gaveUpAtMs,
+      };
     }
     const { outcome: read } = await settle(result.task);
     return {

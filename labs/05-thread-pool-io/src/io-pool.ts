@@ -59,7 +59,10 @@ export class TaskCancelledError extends CodedError {
 
 /** The read threw, or its thread ended (terminated, crashed) before the read returned. */
 export class TaskFailedError extends CodedError {
-  constructor(readonly taskId: string, reason: string) {
+  constructor(
+    readonly taskId: string,
+    reason: string,
+  ) {
     super('task-failed', reason);
   }
 }
@@ -304,7 +307,10 @@ export class BlockingIoPool {
 
   #planFor(productId: number, options: SubmitOptions): ReadPlan {
     // The course's read unless told otherwise; a zero or negative length is refused here.
-    const { slices, sliceMs } = BLOCKING_READ_OPTIONS.read({ env: {}, overrides: { slices: options.slices, sliceMs: options.sliceMs } });
+    const { slices, sliceMs } = BLOCKING_READ_OPTIONS.read({
+      env: {},
+      overrides: { slices: options.slices, sliceMs: options.sliceMs },
+    });
     return { productId, slices, sliceMs, tempFile: options.tempFile, finalFile: options.finalFile };
   }
 
@@ -325,7 +331,12 @@ export class BlockingIoPool {
       // Running from the moment a thread owns it: from here on cancel() answers false.
       task.state = 'running';
       this.store.transition(task.id, 'running');
-      const message: ToWorker = { type: 'read', taskId: task.id, plan: task.plan, cells: task.cells.buffer as SharedArrayBuffer };
+      const message: ToWorker = {
+        type: 'read',
+        taskId: task.id,
+        plan: task.plan,
+        cells: task.cells.buffer as SharedArrayBuffer,
+      };
       slot.worker.postMessage(message);
       this.peakRunning = Math.max(this.peakRunning, this.snapshot().running);
       this.#wakeRoomWaiters();

@@ -24,7 +24,15 @@ export class SyncJobStore {
   /** A new job, queued, with the product ids exactly as given. */
   create(productIds: readonly number[]): ExportJob {
     const at = new Date().toISOString();
-    const job: ExportJob = { id: randomUUID(), state: 'queued', productIds: [...productIds], result: null, error: null, createdAt: at, updatedAt: at };
+    const job: ExportJob = {
+      id: randomUUID(),
+      state: 'queued',
+      productIds: [...productIds],
+      result: null,
+      error: null,
+      createdAt: at,
+      updatedAt: at,
+    };
     this.#jobs.set(job.id, job);
     return structuredClone(job);
   }

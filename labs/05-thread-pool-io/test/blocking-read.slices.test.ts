@@ -4,7 +4,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlFrom, createTaskCells, readSync, SLICES_DONE_CELL, STOP_CELL, type ReadControl } from '../src/blocking-read.ts';
+import {
+  controlFrom,
+  createTaskCells,
+  readSync,
+  SLICES_DONE_CELL,
+  STOP_CELL,
+  type ReadControl,
+} from '../src/blocking-read.ts';
 
 /** A control that raises the stop flag once `afterSlices` slices are done. */
 function stopAfter(afterSlices: number): ReadControl & { done: number } {
@@ -18,7 +25,9 @@ function stopAfter(afterSlices: number): ReadControl & { done: number } {
 
 describe('readSync', () => {
   const dirs: string[] = [];
-  afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('When nobody asks it to stop, Then it blocks through every slice and reports them all', () => {
     const cells = createTaskCells();

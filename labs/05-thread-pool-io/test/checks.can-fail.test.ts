@@ -57,9 +57,14 @@ describe('the checks pass with the lesson pool at test speed', () => {
 describe('the checks fail when the pool breaks a rule of the lesson', () => {
   const suite = canFailSuite(buildChecks);
 
-  suite.breaks('wait-timeout-read-goes-on', 'the wait stops the read when it gives up', withFast({ waitWithTimeout: stoppingWait }), {
-    observed: /stopped early/,
-  });
+  suite.breaks(
+    'wait-timeout-read-goes-on',
+    'the wait stops the read when it gives up',
+    withFast({ waitWithTimeout: stoppingWait }),
+    {
+      observed: /stopped early/,
+    },
+  );
   suite.breaks(
     'cancel-pending-never-runs',
     'cancel() of a pending task claims success but leaves it queued',
@@ -75,19 +80,40 @@ describe('the checks fail when the pool breaks a rule of the lesson', () => {
   suite.breaks('stop-flag-ends-read', 'the worker ignores the stop flag', withFast(stopIgnoringPool), {
     observed: /NOT stopped after 20\/20/,
   });
-  suite.breaks('pool-limits-pending-and-running', 'the pool has 3 threads', withFast({ createPool: poolWith({ threads: 3 }) }), {
-    observed: /peaked at 3 reads at once/,
-  });
+  suite.breaks(
+    'pool-limits-pending-and-running',
+    'the pool has 3 threads',
+    withFast({ createPool: poolWith({ threads: 3 }) }),
+    {
+      observed: /peaked at 3 reads at once/,
+    },
+  );
   // Every upper bound holds for a one-thread pool: only the "2 really run at once" part catches it.
-  suite.breaks('pool-limits-pending-and-running', 'the pool has 1 thread', withFast({ createPool: poolWith({ threads: 1 }) }), {
-    observed: /submit\(\) took 5 \(1 running, 4 waiting\).*peaked at 1 read at once \(the lesson needs 2: 2 reads never ran at the same time/,
-  });
-  suite.breaks('pool-limits-pending-and-running', 'the pool lets 8 tasks wait', withFast({ createPool: poolWith({ maxPending: 8 }) }), {
-    observed: /submit\(\) took 10/,
-  });
-  suite.breaks('abort-signal-sets-stop-flag', 'the async deadline only races a timer', withFast({ readWithDeadline: deadlineWithoutSignal }), {
-    observed: /NOT stopped/,
-  });
+  suite.breaks(
+    'pool-limits-pending-and-running',
+    'the pool has 1 thread',
+    withFast({ createPool: poolWith({ threads: 1 }) }),
+    {
+      observed:
+        /submit\(\) took 5 \(1 running, 4 waiting\).*peaked at 1 read at once \(the lesson needs 2: 2 reads never ran at the same time/,
+    },
+  );
+  suite.breaks(
+    'pool-limits-pending-and-running',
+    'the pool lets 8 tasks wait',
+    withFast({ createPool: poolWith({ maxPending: 8 }) }),
+    {
+      observed: /submit\(\) took 10/,
+    },
+  );
+  suite.breaks(
+    'abort-signal-sets-stop-flag',
+    'the async deadline only races a timer',
+    withFast({ readWithDeadline: deadlineWithoutSignal }),
+    {
+      observed: /NOT stopped/,
+    },
+  );
   suite.breaks('abort-signal-sets-stop-flag', 'the worker ignores the stop flag', withFast(stopIgnoringPool), {
     observed: /NOT stopped/,
   });

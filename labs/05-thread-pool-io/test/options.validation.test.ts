@@ -11,12 +11,23 @@ describe('the lesson options', () => {
 
   it.each([
     ['a zero slice time', { READ_SLICE_MS: '0' }, /READ_SLICE_MS must be a whole number of milliseconds from 1/],
-    ['a negative wait timeout', { READ_WAIT_TIMEOUT_MS: '-200' }, /READ_WAIT_TIMEOUT_MS must be a whole number of milliseconds from 1/],
-    ['a non-numeric slice count', { READ_SLICES: 'many' }, /READ_SLICES must be a whole number from 1 to 10000, got "many"/],
-  ])('When the environment has %s, Then reading the read options fails and names the variable [test:bad-timing-refused]', (_what, env, message) => {
-    expect(() => BLOCKING_READ_OPTIONS.read({ env })).toThrow(OptionsError);
-    expect(() => BLOCKING_READ_OPTIONS.read({ env })).toThrow(message);
-  });
+    [
+      'a negative wait timeout',
+      { READ_WAIT_TIMEOUT_MS: '-200' },
+      /READ_WAIT_TIMEOUT_MS must be a whole number of milliseconds from 1/,
+    ],
+    [
+      'a non-numeric slice count',
+      { READ_SLICES: 'many' },
+      /READ_SLICES must be a whole number from 1 to 10000, got "many"/,
+    ],
+  ])(
+    'When the environment has %s, Then reading the read options fails and names the variable [test:bad-timing-refused]',
+    (_what, env, message) => {
+      expect(() => BLOCKING_READ_OPTIONS.read({ env })).toThrow(OptionsError);
+      expect(() => BLOCKING_READ_OPTIONS.read({ env })).toThrow(message);
+    },
+  );
 
   it('When the pool is asked for 0 threads or a negative queue, Then both problems are named in one error', () => {
     expect(() => IO_POOL_OPTIONS.read({ env: { POOL_THREADS: '0', POOL_MAX_PENDING: '-1' } })).toThrow(

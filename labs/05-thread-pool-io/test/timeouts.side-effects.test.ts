@@ -18,7 +18,9 @@ describe('a timeout and the export file it did not stop', () => {
   afterAll(async () => {
     await pool.close();
   });
-  afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
 
   function exportFiles() {
     const dir = mkdtempSync(join(tmpdir(), 'lab05-timeout-'));

@@ -25,9 +25,24 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
   const comparison = sharedScenario((signal) => runComparison(deps, signal));
   const drill = sharedScenario((signal) => runCrashDrill(deps, signal));
   return [
-    defineCheck({ id: 'serial-equals-pool', name: 'serial and pool scores are equal (same scores, same order)', scenario: comparison, judge: judgeEqualScores }),
-    defineCheck({ id: 'timings-reported', name: 'both timings are reported; the pool is not assumed to be faster', scenario: comparison, judge: judgeTimings }),
-    defineCheck({ id: 'pool-reused', name: 'the pool is created once and reused: two batches, same worker pids', scenario: comparison, judge: judgeReuse }),
+    defineCheck({
+      id: 'serial-equals-pool',
+      name: 'serial and pool scores are equal (same scores, same order)',
+      scenario: comparison,
+      judge: judgeEqualScores,
+    }),
+    defineCheck({
+      id: 'timings-reported',
+      name: 'both timings are reported; the pool is not assumed to be faster',
+      scenario: comparison,
+      judge: judgeTimings,
+    }),
+    defineCheck({
+      id: 'pool-reused',
+      name: 'the pool is created once and reused: two batches, same worker pids',
+      scenario: comparison,
+      judge: judgeReuse,
+    }),
     defineCheck({
       id: 'function-refused-before-send',
       name: 'a function in a row fails visibly before anything is sent',
@@ -40,7 +55,12 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: drill,
       judge: judgeLostWorker,
     }),
-    defineCheck({ id: 'lost-worker-replaced', name: 'after a lost worker the pool replaces it and the next batch succeeds', scenario: drill, judge: judgeRecovery }),
+    defineCheck({
+      id: 'lost-worker-replaced',
+      name: 'after a lost worker the pool replaces it and the next batch succeeds',
+      scenario: drill,
+      judge: judgeRecovery,
+    }),
   ];
 }
 
@@ -86,8 +106,12 @@ function judgeReuse(c: Comparison) {
 function judgeNotSendable(r: NotSendableRun) {
   const { error, job } = r;
   const ok =
-    error?.code === 'not-sendable' && /^row 2 cannot be sent to a worker process: .*could not be cloned/.test(error.message) &&
-    job.state === 'failed' && job.error === error.message && job.result === null && r.rowsScored === 0;
+    error?.code === 'not-sendable' &&
+    /^row 2 cannot be sent to a worker process: .*could not be cloned/.test(error.message) &&
+    job.state === 'failed' &&
+    job.error === error.message &&
+    job.result === null &&
+    r.rowsScored === 0;
   return outcome(
     ok,
     (error ? `batch rejected: "${error.message}"` : `no error: the batch succeeded with ${r.rowsScored} rows`) +
@@ -99,9 +123,15 @@ function judgeNotSendable(r: NotSendableRun) {
 function judgeLostWorker(d: CrashDrill) {
   const expected = `worker process ${d.faultyPid} exited (SIGKILL) during batch`;
   const ok =
-    d.returned === undefined && d.error?.code === 'worker-lost' && d.error.pid === d.faultyPid && d.error.signal === 'SIGKILL' &&
-    d.error.message === expected && d.rowsScored < d.rows &&
-    d.job.state === 'failed' && d.job.error === expected && d.job.result === null;
+    d.returned === undefined &&
+    d.error?.code === 'worker-lost' &&
+    d.error.pid === d.faultyPid &&
+    d.error.signal === 'SIGKILL' &&
+    d.error.message === expected &&
+    d.rowsScored < d.rows &&
+    d.job.state === 'failed' &&
+    d.job.error === expected &&
+    d.job.result === null;
   const got = d.returned
     ? `the batch resolved with ${d.returned.scores} of ${d.rows} scores`
     : `the batch rejected: "${d.error?.message}", 0 scores returned`;
@@ -116,9 +146,13 @@ function judgeRecovery(d: CrashDrill) {
   const survivors = d.pidsBefore.filter((pid) => pid !== d.faultyPid);
   const replacements = d.pidsAfter.filter((pid) => !d.pidsBefore.includes(pid));
   const ok =
-    d.pidsAfter.length === d.poolSize && !d.pidsAfter.includes(d.faultyPid) && !d.faultyStillAlive &&
-    survivors.every((pid) => d.pidsAfter.includes(pid)) && replacements.length === 1 &&
-    d.nextBatch !== undefined && d.nextBatch.difference === undefined;
+    d.pidsAfter.length === d.poolSize &&
+    !d.pidsAfter.includes(d.faultyPid) &&
+    !d.faultyStillAlive &&
+    survivors.every((pid) => d.pidsAfter.includes(pid)) &&
+    replacements.length === 1 &&
+    d.nextBatch !== undefined &&
+    d.nextBatch.difference === undefined;
   return outcome(
     ok,
     `pids before ${list(d.pidsBefore)}, after ${list(d.pidsAfter)} (crashed ${d.faultyPid} ${d.faultyStillAlive ? 'still alive' : 'gone'}, ` +

@@ -28,12 +28,21 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'Workers get bounded plain-data rows, never live objects such as functions or connections',
-    gradedBy: ['check:function-refused-before-send', 'test:function-in-row-refused', 'test:class-instance-loses-methods'],
+    gradedBy: [
+      'check:function-refused-before-send',
+      'test:function-in-row-refused',
+      'test:class-instance-loses-methods',
+    ],
   },
   {
     section: 'implementation-decision',
     item: 'The pool lives from start-up to shutdown, and a failed batch fails its job so it can be run again',
-    gradedBy: ['check:pool-reused', 'check:lost-worker-fails-batch', 'test:failed-batch-fails-job', 'test:closed-pool-leaves-no-process'],
+    gradedBy: [
+      'check:pool-reused',
+      'check:lost-worker-fails-batch',
+      'test:failed-batch-fails-job',
+      'test:closed-pool-leaves-no-process',
+    ],
   },
   // The course's drill, and ours
   {
@@ -44,7 +53,11 @@ export const COVERAGE = coverage([
   {
     section: 'drill',
     item: 'A worker killed mid-batch fails the whole batch and its job; the pool replaces the worker',
-    gradedBy: ['check:lost-worker-fails-batch', 'check:lost-worker-replaced', 'test:lost-worker-replaced-by-new-process'],
+    gradedBy: [
+      'check:lost-worker-fails-batch',
+      'check:lost-worker-replaced',
+      'test:lost-worker-replaced-by-new-process',
+    ],
   },
   // Acceptance
   {
@@ -60,7 +73,12 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'What crosses to a worker and how the worker starts is plain and repeatable: same rows, same scores, every run',
-    gradedBy: ['test:row-is-plain-data', 'test:same-row-same-score', 'test:json-channel-drops-functions', 'check:serial-equals-pool'],
+    gradedBy: [
+      'test:row-is-plain-data',
+      'test:same-row-same-score',
+      'test:json-channel-drops-functions',
+      'check:serial-equals-pool',
+    ],
   },
   // Troubleshooting: the mistake shows the symptom, the fix removes it
   {
@@ -83,7 +101,11 @@ export const COVERAGE = coverage([
   {
     section: 'deep-dive',
     item: "A worker that cannot start fails start() with the worker's own reason, printed once, not over the parent's output",
-    gradedBy: ['test:start-fails-with-worker-reason', 'test:worker-errors-captured', 'test:unknown-fault-point-refused'],
+    gradedBy: [
+      'test:start-fails-with-worker-reason',
+      'test:worker-errors-captured',
+      'test:unknown-fault-point-refused',
+    ],
   },
   {
     section: 'deep-dive',

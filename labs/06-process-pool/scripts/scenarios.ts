@@ -2,7 +2,15 @@
 // with it and returns what it saw, as typed evidence; the checks (checks.ts) judge it and
 // the drill script prints it. Every pool is registered with the scope's resources, so a
 // check that runs out of time closes its pool and no worker process is left behind.
-import { errorCode, errorMessage, faultRule, isAlive, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
+import {
+  errorCode,
+  errorMessage,
+  faultRule,
+  isAlive,
+  waitFor,
+  withResources,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import { MemoryJobStore, type ExportJob } from '@tasks-lab/01-state-machine';
 import { findScoreDifference, firstProductIds, scoreSerially } from '../src/compare.ts';
 import { runScoringExport } from '../src/export-job.ts';
@@ -105,11 +113,26 @@ export function runComparison(deps: ScenarioDeps = {}, signal?: AbortSignal): Pr
     const smallSerialMs = ms(started);
     started = performance.now();
     const smallPooled = await pool.scoreBatch(rows, { rounds: SMALL_ROUNDS });
-    const small = { rounds: SMALL_ROUNDS, serialMs: smallSerialMs, poolMs: ms(started), difference: findScoreDifference(smallSerial, smallPooled.scores) };
+    const small = {
+      rounds: SMALL_ROUNDS,
+      serialMs: smallSerialMs,
+      poolMs: ms(started),
+      difference: findScoreDifference(smallSerial, smallPooled.scores),
+    };
 
     return {
-      poolSize: s.poolSize, rows: s.rows, rounds: s.rounds, parentPid: process.pid, startupMs: pool.startupMs, poolPids,
-      serial, serialMs, first: { ...first, ms: firstMs }, second: { workerPids: second.workerPids }, poolPidsAfter: pool.pids(), small,
+      poolSize: s.poolSize,
+      rows: s.rows,
+      rounds: s.rounds,
+      parentPid: process.pid,
+      startupMs: pool.startupMs,
+      poolPids,
+      serial,
+      serialMs,
+      first: { ...first, ms: firstMs },
+      second: { workerPids: second.workerPids },
+      poolPidsAfter: pool.pids(),
+      small,
     };
   });
 }
@@ -143,7 +166,14 @@ export function runNotSendable(deps: ScenarioDeps = {}, signal?: AbortSignal): P
     let rowsScored = 0;
     let error: ErrorSeen | undefined;
     try {
-      await runScoringExport({ store, pool, jobId: job.id, rows, rounds: s.rounds, onProgress: (done) => (rowsScored = done) });
+      await runScoringExport({
+        store,
+        pool,
+        jobId: job.id,
+        rows,
+        rounds: s.rounds,
+        onProgress: (done) => (rowsScored = done),
+      });
     } catch (err) {
       error = seen(err);
     }
@@ -190,40 +220,72 @@ export function runCrashDrill(deps: ScenarioDeps = {}, signal?: AbortSignal): Pr
     const pool = await openPool(res, s, { firstWorkerFaults: DRILL_FAULT });
     const pidsBefore = pool.pids();
     const faultyPid = pidsBefore[0]!;
-    s.log(`pool ready: worker processes ${list(pidsBefore)}; worker ${faultyPid} was started with LAB_FAULTS=${DRILL_FAULT}`);
+    s.log(
+      `pool ready: worker processes ${list(pidsBefore)}; worker ${faultyPid} was started with LAB_FAULTS=${DRILL_FAULT}`,
+    );
     s.log(`export job ${job.id}: ${s.drillRows} rows`);
 
     let rowsScored = 0;
     let returned: CrashDrill['returned'];
     let error: CrashDrill['error'];
     try {
-      const outcome = await runScoringExport({ store, pool, jobId: job.id, rounds: s.rounds, onProgress: (done) => (rowsScored = done) });
+      const outcome = await runScoringExport({
+        store,
+        pool,
+        jobId: job.id,
+        rounds: s.rounds,
+        onProgress: (done) => (rowsScored = done),
+      });
       returned = { scores: outcome.scores.length };
     } catch (err) {
-      error = err instanceof WorkerProcessLostError ? { ...seen(err), pid: err.pid, signal: err.exit.signal } : seen(err);
+      error =
+        err instanceof WorkerProcessLostError ? { ...seen(err), pid: err.pid, signal: err.exit.signal } : seen(err);
     }
-    s.log(error ? `batch failed after ${rowsScored} of ${s.drillRows} rows: ${error.message}` : `batch returned ${returned?.scores} scores`);
+    s.log(
+      error
+        ? `batch failed after ${rowsScored} of ${s.drillRows} rows: ${error.message}`
+        : `batch returned ${returned?.scores} scores`,
+    );
     const after = await store.require(job.id);
-    s.log(`job ${job.id}: ${after.state}, error ${JSON.stringify(after.error)}, result ${JSON.stringify(after.result)}`);
+    s.log(
+      `job ${job.id}: ${after.state}, error ${JSON.stringify(after.error)}, result ${JSON.stringify(after.result)}`,
+    );
 
     await pool.whenReady();
     const pidsAfter = pool.pids();
-    const faultyStillAlive = await waitFor('the crashed worker to be gone', () => !isAlive(faultyPid), { timeoutMs: 5000 })
-      .then(() => false, () => true);
+    const faultyStillAlive = await waitFor('the crashed worker to be gone', () => !isAlive(faultyPid), {
+      timeoutMs: 5000,
+    }).then(
+      () => false,
+      () => true,
+    );
     s.log(`pool after the loss: worker processes ${list(pidsAfter)}`);
 
     let nextBatch: CrashDrill['nextBatch'];
     let nextError: ErrorSeen | undefined;
     try {
       nextBatch = await recoveryBatch(pool, s);
-      s.log(`next batch: ${nextBatch.scores} scores from ${list(nextBatch.workerPids)}, ${nextBatch.difference ?? 'equal to serial'}`);
+      s.log(
+        `next batch: ${nextBatch.scores} scores from ${list(nextBatch.workerPids)}, ${nextBatch.difference ?? 'equal to serial'}`,
+      );
     } catch (err) {
       nextError = seen(err);
       s.log(`next batch failed: ${nextError.message}`);
     }
     return {
-      poolSize: s.poolSize, rows: s.drillRows, faultyPid, faults: DRILL_FAULT, rowsScored, returned, error, job: after,
-      pidsBefore, pidsAfter, faultyStillAlive, nextBatch, nextError,
+      poolSize: s.poolSize,
+      rows: s.drillRows,
+      faultyPid,
+      faults: DRILL_FAULT,
+      rowsScored,
+      returned,
+      error,
+      job: after,
+      pidsBefore,
+      pidsAfter,
+      faultyStillAlive,
+      nextBatch,
+      nextError,
     };
   });
 }

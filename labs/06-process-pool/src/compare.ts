@@ -42,6 +42,12 @@ export function measureCpu<T>(work: () => T): Measured<T> {
   return { value, ms, cpuMs, cpuShare: ms > 0 ? cpuMs / ms : 0 };
 }
 
+/**
+ * Pids in ascending order. Which worker answered first changes from run to run; which workers
+ * were used does not, so both lines list them alike (the drill and the checks do the same).
+ */
+const ascending = (pids: readonly number[]) => [...pids].sort((a, b) => a - b).join(', ');
+
 /** Product ids 1, 2, ..., count: the same input on every run. */
 export function firstProductIds(count: number): number[] {
   return Array.from({ length: count }, (_, i) => i + 1);
@@ -64,17 +70,25 @@ async function main(): Promise<number> {
 
   const { value: serial, ms: serialMs, cpuMs } = measureCpu(() => scoreSerially(scorer, rows, rounds));
   // Close to the wall time: CPU work. Far below it: waiting, or (on a busy machine) other programs had the core.
-  console.log(`serial: ${Math.round(serialMs)} ms (CPU time ${Math.round(cpuMs)} ms); cores on this machine: ${availableParallelism()}`);
+  console.log(
+    `serial: ${Math.round(serialMs)} ms (CPU time ${Math.round(cpuMs)} ms); cores on this machine: ${availableParallelism()}`,
+  );
 
-  const pool = new ProcessPool({ size: poolSize, startTimeoutMs: options.workerStartTimeoutMs, stopGraceMs: options.workerStopGraceMs });
+  const pool = new ProcessPool({
+    size: poolSize,
+    startTimeoutMs: options.workerStartTimeoutMs,
+    stopGraceMs: options.workerStopGraceMs,
+  });
   // Ctrl-C while the pool works: close it (its workers exit) instead of leaving them to notice alone.
   onShutdown(pool.close, { graceMs: options.workerStopGraceMs + SECOND });
   try {
     await pool.start();
-    console.log(`pool: started worker processes ${pool.pids().join(', ')} in ${pool.startupMs} ms (once)`);
+    console.log(`pool: started worker processes ${ascending(pool.pids())} in ${pool.startupMs} ms (once)`);
     const started = performance.now();
     const pooled = await pool.scoreBatch(rows, { rounds });
-    console.log(`pool of ${poolSize} processes: ${Math.round(performance.now() - started)} ms (workers used: ${pooled.workerPids.join(', ')})`);
+    console.log(
+      `pool of ${poolSize} processes: ${Math.round(performance.now() - started)} ms (workers used: ${ascending(pooled.workerPids)})`,
+    );
     const difference = findScoreDifference(serial, pooled.scores);
     console.log(difference ? `DIFFERENT: ${difference}` : 'same scores, same order: yes');
     return difference ? 1 : 0;

@@ -121,7 +121,10 @@ export class ProcessPoolClosedError extends CodedError {
 /** A replacement worker died before it was ready: it would die again, so the pool stops. */
 export class ProcessPoolBrokenError extends CodedError {
   constructor(pid: number, exit: WorkerExit, stderr = '') {
-    super('pool-broken', `the process pool is broken: worker process ${pid} exited (${describeWorkerExit(exit)}) while starting${lastWords(stderr)}`);
+    super(
+      'pool-broken',
+      `the process pool is broken: worker process ${pid} exited (${describeWorkerExit(exit)}) while starting${lastWords(stderr)}`,
+    );
   }
 }
 
@@ -268,12 +271,16 @@ export class ProcessPool {
     return 'pipe';
   }
 
-  async #runBatch(messages: Outgoing[], onProgress?: BatchState['onProgress']): Promise<{ results: unknown[]; workerPids: number[] }> {
+  async #runBatch(
+    messages: Outgoing[],
+    onProgress?: BatchState['onProgress'],
+  ): Promise<{ results: unknown[]; workerPids: number[] }> {
     if (this.#closed) throw new ProcessPoolClosedError();
     if (this.#broken) throw this.#broken;
     // Check every message up front: sends happen one row at a time as workers free up,
     // so without this a bad row 7 would be found only after rows 0-6 had run.
-    if (this.serialization === 'advanced') messages.forEach((message, index) => assertSendable(message, index));
+    if (this.serialization === 'advanced')
+      for (const [index, message] of messages.entries()) assertSendable(message, index);
     if (messages.length === 0) return { results: [], workerPids: [] };
 
     const { batch, outcome } = this.#newBatch(messages.length, onProgress);
@@ -381,7 +388,11 @@ export class ProcessPool {
     const onGone = (exit: WorkerExit) => {
       if (gone) return;
       gone = true;
-      failStart(new WorkerStartError(`worker process ${slot.pid} exited (${describeWorkerExit(exit)}) before it was ready${lastWords(slot.stderr)}`));
+      failStart(
+        new WorkerStartError(
+          `worker process ${slot.pid} exited (${describeWorkerExit(exit)}) before it was ready${lastWords(slot.stderr)}`,
+        ),
+      );
       this.#onWorkerExit(slot, exit);
     };
     // 'close', not 'exit': it comes once the worker's stderr has been read to the end.
@@ -402,7 +413,8 @@ export class ProcessPool {
       if (message.kind === 'failed') {
         this.abandonBatch(batch, new RowFailedError(task.index, slot.pid, message.message));
       } else {
-        batch.results[task.index] = message.kind === 'scored' ? message.result : { payload: message.payload, keys: message.keys };
+        batch.results[task.index] =
+          message.kind === 'scored' ? message.result : { payload: message.payload, keys: message.keys };
         batch.workerPids.add(slot.pid);
         batch.done += 1;
         batch.onProgress?.(batch.done, batch.total);
@@ -430,7 +442,10 @@ export class ProcessPool {
   async #withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WorkerStartError(`timed out after ${this.startTimeoutMs} ms waiting for ${what}`)), this.startTimeoutMs);
+      timer = setTimeout(
+        () => reject(new WorkerStartError(`timed out after ${this.startTimeoutMs} ms waiting for ${what}`)),
+        this.startTimeoutMs,
+      );
     });
     try {
       return await Promise.race([work, timeout]);

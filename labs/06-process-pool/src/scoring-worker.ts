@@ -2,7 +2,12 @@
 // It is a fresh Node process: nothing of the parent's memory is here, only what it
 // imports itself and the messages it receives.
 import { errorMessage, faultPoints, idempotent, onShutdown, runMain, type FaultPoints } from '@tasks-lab/lab-kit';
-import { WORKER_FAULT_POINTS, type FromScoringWorker, type ToScoringWorker, type WorkerFaultPoint } from './pool-messages.ts';
+import {
+  WORKER_FAULT_POINTS,
+  type FromScoringWorker,
+  type ToScoringWorker,
+  type WorkerFaultPoint,
+} from './pool-messages.ts';
 import { DEFAULT_SCORER_URL, loadScorer, type ScorerModule } from './scoring.ts';
 
 function reply(message: FromScoringWorker): void {
@@ -19,7 +24,10 @@ async function main(): Promise<void> {
   process.on('disconnect', () => process.exit(0));
   // The pool's close() sends SIGTERM: take no more rows and exit. That is a worker's normal
   // end, so it prints nothing (the parent's output would fill with one line per worker).
-  onShutdown(idempotent(async () => void process.off('message', onMessage)), { log: () => {} });
+  onShutdown(
+    idempotent(async () => void process.off('message', onMessage)),
+    { log: () => {} },
+  );
   reply({ kind: 'ready', pid: process.pid });
 }
 

@@ -2,7 +2,12 @@
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { describe } from 'vitest';
 import { buildChecks, type CheckDeps } from '../scripts/checks.ts';
-import { ProcessPool, type PendingScoreBatch, type ScoreBatchOptions, type ScoreBatchOutcome } from '../src/process-pool.ts';
+import {
+  ProcessPool,
+  type PendingScoreBatch,
+  type ScoreBatchOptions,
+  type ScoreBatchOutcome,
+} from '../src/process-pool.ts';
 import type { ExportRow } from '../src/scoring.ts';
 
 /** Broken: on a lost worker it hands back the scores that did arrive, as if the batch were done. */
@@ -35,22 +40,41 @@ const randomScorer: CheckDeps = { scorerUrl: new URL('./fixtures/random-scorer.t
 describe('checks can fail', () => {
   const suite = canFailSuite(buildChecks);
 
-  suite.breaks('serial-equals-pool', 'the scorer uses randomness', () => randomScorer, { observed: /^serial and pool differ: row 0/ });
-  suite.breaks('timings-reported', 'the scorer uses randomness', () => randomScorer, { observed: /the scores did not agree, so these timings mean nothing/ });
-  suite.breaks('pool-reused', 'a fresh pool is started for every batch', () => ({ createPool: (options) => new PoolPerBatch(options), options: { rounds: 100 } }), {
-    observed: /pool started pids/,
+  suite.breaks('serial-equals-pool', 'the scorer uses randomness', () => randomScorer, {
+    observed: /^serial and pool differ: row 0/,
   });
+  suite.breaks('timings-reported', 'the scorer uses randomness', () => randomScorer, {
+    observed: /the scores did not agree, so these timings mean nothing/,
+  });
+  suite.breaks(
+    'pool-reused',
+    'a fresh pool is started for every batch',
+    () => ({ createPool: (options) => new PoolPerBatch(options), options: { rounds: 100 } }),
+    {
+      observed: /pool started pids/,
+    },
+  );
   suite.breaks(
     'function-refused-before-send',
     "the pool uses Node's JSON channel (the function slips through)",
     () => ({ createPool: (options) => new ProcessPool({ ...options, serialization: 'json' }) }),
     { observed: /^no error: the batch succeeded with 4 rows; job succeeded/ },
   );
-  suite.breaks('lost-worker-fails-batch', 'the pool returns partial results after losing a worker', () => ({ createPool: (options) => new PartialResultsPool(options) }), {
-    observed: /the batch resolved with \d+ of 12 scores; job succeeded/,
-  });
-  suite.breaks('lost-worker-replaced', 'the pool does not replace a lost worker', () => ({ createPool: (options) => new ShrinkingPool(options) }), {
-    observed: /replacement none/,
-  });
+  suite.breaks(
+    'lost-worker-fails-batch',
+    'the pool returns partial results after losing a worker',
+    () => ({ createPool: (options) => new PartialResultsPool(options) }),
+    {
+      observed: /the batch resolved with \d+ of 12 scores; job succeeded/,
+    },
+  );
+  suite.breaks(
+    'lost-worker-replaced',
+    'the pool does not replace a lost worker',
+    () => ({ createPool: (options) => new ShrinkingPool(options) }),
+    {
+      observed: /replacement none/,
+    },
+  );
   suite.coversEveryCheck();
 });

@@ -6,7 +6,9 @@ import { buildChecks } from '../scripts/checks.ts';
 import { ProcessPool, type ProcessPoolOptions } from '../src/process-pool.ts';
 
 describe('a check that runs out of time', () => {
-  it('When a worker hangs on its row until the time limit, Then the check fails and no worker process is left [test:timed-out-check-leaves-no-process]', { timeout: 60_000 }, async () => {
+  it('When a worker hangs on its row until the time limit, Then the check fails and no worker process is left [test:timed-out-check-leaves-no-process]', {
+    timeout: 60_000,
+  }, async () => {
     const workerPids: number[] = [];
     /** The first worker never answers (LAB_FAULTS hang); records the pids it started. */
     class HangingPool extends ProcessPool {

@@ -18,7 +18,9 @@ describe('findScoreDifference', () => {
   });
 
   it('When one score differs, Then that row is named', () => {
-    expect(findScoreDifference([a, b], [a, { productId: 2, score: 21 }])).toBe('row 1: expected product 2 -> 20, got product 2 -> 21');
+    expect(findScoreDifference([a, b], [a, { productId: 2, score: 21 }])).toBe(
+      'row 1: expected product 2 -> 20, got product 2 -> 21',
+    );
   });
 
   it('When product ids are asked for, Then they count from 1', () => {

@@ -6,7 +6,10 @@ import { firstProductIds } from '../src/compare.ts';
 import { ProcessPool } from '../src/process-pool.ts';
 import { exportRowsFor, loadScorer, scoreExportRow, type ScorerModule } from '../src/scoring.ts';
 
-const { compareRounds } = await loadExercise<typeof import('../solutions/compare-rounds.ts')>(import.meta.url, 'compare-rounds.ts');
+const { compareRounds } = await loadExercise<typeof import('../solutions/compare-rounds.ts')>(
+  import.meta.url,
+  'compare-rounds.ts',
+);
 
 const RANDOM_SCORER = new URL('./fixtures/random-scorer.ts', import.meta.url).href;
 const rows = exportRowsFor(firstProductIds(4));

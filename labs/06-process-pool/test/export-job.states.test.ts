@@ -46,7 +46,9 @@ describe('runScoringExport', () => {
     await store.transition(job.id, 'succeeded', { result: { rows: 2 } });
     let scored = 0;
 
-    await expect(runScoringExport({ store, pool, jobId: job.id, rounds: 10, onProgress: () => (scored += 1) })).rejects.toThrow(InvalidTransitionError);
+    await expect(
+      runScoringExport({ store, pool, jobId: job.id, rounds: 10, onProgress: () => (scored += 1) }),
+    ).rejects.toThrow(InvalidTransitionError);
 
     expect(scored).toBe(0);
     expect(await store.require(job.id)).toMatchObject({ state: 'succeeded', result: { rows: 2 } });

@@ -9,14 +9,21 @@ describe('PROCESS_POOL_OPTIONS', () => {
 
   it('When POOL_SIZE is 0, Then it is refused naming the variable and its bounds [test:pool-size-bounded]', () => {
     expect(() => PROCESS_POOL_OPTIONS.read({ env: { POOL_SIZE: '0' } })).toThrow(OptionsError);
-    expect(() => PROCESS_POOL_OPTIONS.read({ env: { POOL_SIZE: '0' } })).toThrow('POOL_SIZE must be a whole number from 1 to 16, got "0"');
+    expect(() => PROCESS_POOL_OPTIONS.read({ env: { POOL_SIZE: '0' } })).toThrow(
+      'POOL_SIZE must be a whole number from 1 to 16, got "0"',
+    );
   });
 
   it('When a timing is not a number, Then it is refused naming the variable', () => {
-    expect(() => PROCESS_POOL_OPTIONS.read({ env: { WORKER_START_TIMEOUT_MS: 'soon' } })).toThrow(/WORKER_START_TIMEOUT_MS must be a whole number of milliseconds from 1 to 300000, got "soon"/);
+    expect(() => PROCESS_POOL_OPTIONS.read({ env: { WORKER_START_TIMEOUT_MS: 'soon' } })).toThrow(
+      /WORKER_START_TIMEOUT_MS must be a whole number of milliseconds from 1 to 300000, got "soon"/,
+    );
   });
 
   it('When the environment sets a value, Then it is read as a number', () => {
-    expect(PROCESS_POOL_OPTIONS.read({ env: { SCORE_ROUNDS: '10', POOL_SIZE: '3' } })).toMatchObject({ rounds: 10, poolSize: 3 });
+    expect(PROCESS_POOL_OPTIONS.read({ env: { SCORE_ROUNDS: '10', POOL_SIZE: '3' } })).toMatchObject({
+      rounds: 10,
+      poolSize: 3,
+    });
   });
 });

@@ -27,7 +27,10 @@ describe('ProcessPool batches', () => {
 
   it('When two batches are sent at once, Then each gets its own scores in its own order', async () => {
     const [odd, even] = [exportRowsFor([1, 3, 5, 7]), exportRowsFor([8, 6, 4, 2])];
-    const [oddScores, evenScores] = await Promise.all([pool.scoreBatch(odd, { rounds: ROUNDS }), pool.scoreBatch(even, { rounds: ROUNDS })]);
+    const [oddScores, evenScores] = await Promise.all([
+      pool.scoreBatch(odd, { rounds: ROUNDS }),
+      pool.scoreBatch(even, { rounds: ROUNDS }),
+    ]);
 
     expect(oddScores.scores).toEqual(odd.map((row) => scoreExportRow(row, ROUNDS)));
     expect(evenScores.scores).toEqual(even.map((row) => scoreExportRow(row, ROUNDS)));
@@ -36,7 +39,9 @@ describe('ProcessPool batches', () => {
   it('When five requests send batches at once, Then the one shared pool scores them all with its own processes and starts no more [test:requests-share-one-pool]', async () => {
     const before = pool.pids();
 
-    const batches = await Promise.all([1, 2, 3, 4, 5].map((n) => pool.scoreBatch(exportRowsFor([n, n + 10]), { rounds: ROUNDS })));
+    const batches = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => pool.scoreBatch(exportRowsFor([n, n + 10]), { rounds: ROUNDS })),
+    );
 
     const used = new Set(batches.flatMap((batch) => batch.workerPids));
     expect([...used].every((pid) => before.includes(pid))).toBe(true);
@@ -55,7 +60,10 @@ describe('ProcessPool batches', () => {
 
   it('When progress is reported, Then it counts up to the batch size', async () => {
     const seen: string[] = [];
-    await pool.scoreBatch(exportRowsFor([1, 2, 3]), { rounds: ROUNDS, onProgress: (done, total) => seen.push(`${done}/${total}`) });
+    await pool.scoreBatch(exportRowsFor([1, 2, 3]), {
+      rounds: ROUNDS,
+      onProgress: (done, total) => seen.push(`${done}/${total}`),
+    });
     expect(seen).toEqual(['1/3', '2/3', '3/3']);
   });
 

@@ -38,7 +38,9 @@ describe('advanced (structured clone) channel', () => {
   });
 
   it('When a row carries a Symbol, Then the batch fails the same way', async () => {
-    await expect(advanced.scoreBatch([withExtra({ tag: Symbol('hot') })], { rounds: 10 })).rejects.toThrow(/row 0 .*could not be cloned/);
+    await expect(advanced.scoreBatch([withExtra({ tag: Symbol('hot') })], { rounds: 10 })).rejects.toThrow(
+      /row 0 .*could not be cloned/,
+    );
   });
 
   it('When a class instance is sent, Then its data arrives but its methods do not (a silent trap) [test:class-instance-loses-methods]', async () => {

@@ -29,7 +29,10 @@ describe('ProcessPool when a worker process dies', () => {
       },
     });
 
-    const error = await batch.then(() => undefined, (err: unknown) => err);
+    const error = await batch.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(WorkerProcessLostError);
     expect((error as Error).message).toBe(`worker process ${victim} exited (SIGKILL) during batch`);
     expect(doneAtKill).toBeLessThan(12);
@@ -38,7 +41,9 @@ describe('ProcessPool when a worker process dies', () => {
   it('When a worker was lost, Then a new process replaces it and the next batch equals serial scoring [test:lost-worker-replaced-by-new-process]', async () => {
     const pool = await startPool();
     const [victim, survivor] = pool.pids() as [number, number];
-    const batch = pool.scoreBatch(exportRowsFor(firstProductIds(8)), { onProgress: () => process.kill(victim, 'SIGKILL') });
+    const batch = pool.scoreBatch(exportRowsFor(firstProductIds(8)), {
+      onProgress: () => process.kill(victim, 'SIGKILL'),
+    });
     await expect(batch).rejects.toThrow(WorkerProcessLostError);
 
     await pool.whenReady();
@@ -63,12 +68,14 @@ describe('ProcessPool when a worker process dies', () => {
     expect((await pool.scoreBatch(exportRowsFor([5]), { rounds: 10 })).scores).toHaveLength(1);
   });
 
-  it('When the workers cannot load their scorer, Then start() rejects with the worker\'s reason and no worker is left running [test:start-fails-with-worker-reason]', async () => {
+  it("When the workers cannot load their scorer, Then start() rejects with the worker's reason and no worker is left running [test:start-fails-with-worker-reason]", async () => {
     const pool = new ProcessPool({ size: 2, scorerUrl: new URL('./fixtures/missing-scorer.ts', import.meta.url).href });
     pools.push(pool);
     const pids = pool.pids();
 
-    await expect(pool.start()).rejects.toThrow(/worker process \d+ exited \(code 1\) before it was ready: Cannot find module '.*missing-scorer\.ts'/);
+    await expect(pool.start()).rejects.toThrow(
+      /worker process \d+ exited \(code 1\) before it was ready: Cannot find module '.*missing-scorer\.ts'/,
+    );
     expect(pids.some(isAlive)).toBe(false);
   });
 });
@@ -78,7 +85,10 @@ describe('ProcessPool with a fault point in a worker (LAB_FAULTS)', () => {
     const pool = await startPool({ firstWorkerFaults: faultRule('while-scoring', 'crash') });
     const [faulty, other] = pool.pids() as [number, number];
 
-    const error = await pool.scoreBatch(exportRowsFor(firstProductIds(6)), { rounds: 50 }).then(() => undefined, (err: unknown) => err);
+    const error = await pool.scoreBatch(exportRowsFor(firstProductIds(6)), { rounds: 50 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
 
     expect(error).toBeInstanceOf(WorkerProcessLostError);
     expect(error).toMatchObject({ code: 'worker-lost', pid: faulty, exit: { signal: 'SIGKILL' } });
@@ -103,6 +113,8 @@ describe('ProcessPool with a fault point in a worker (LAB_FAULTS)', () => {
   it('When LAB_FAULTS names a point the worker does not have, Then start() fails naming it instead of injecting nothing [test:unknown-fault-point-refused]', async () => {
     const pool = new ProcessPool({ size: 1, firstWorkerFaults: faultRule('after-scoring', 'crash') });
     pools.push(pool);
-    await expect(pool.start()).rejects.toThrow(/exited \(code 1\) before it was ready: LAB_FAULTS: unknown fault point "after-scoring"; this process has: while-scoring$/);
+    await expect(pool.start()).rejects.toThrow(
+      /exited \(code 1\) before it was ready: LAB_FAULTS: unknown fault point "after-scoring"; this process has: while-scoring$/,
+    );
   });
 });

@@ -14,18 +14,26 @@ async function printedBy(poolKind: 'pipe' | 'inherit'): Promise<string[]> {
 }
 
 describe('a worker that cannot start, seen from the terminal', () => {
-  it('When a worker cannot import its scorer, Then the only line printed is the error, which ends with the worker\'s own reason [test:worker-errors-captured]', { timeout: 40_000 }, async () => {
+  it("When a worker cannot import its scorer, Then the only line printed is the error, which ends with the worker's own reason [test:worker-errors-captured]", {
+    timeout: 40_000,
+  }, async () => {
     const lines = await printedBy('pipe');
 
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^start failed: worker process \d+ exited \(code 1\) before it was ready: Cannot find module '.*missing-scorer\.ts'/);
+    expect(lines[0]).toMatch(
+      /^start failed: worker process \d+ exited \(code 1\) before it was ready: Cannot find module '.*missing-scorer\.ts'/,
+    );
     expect(lines[1]).toBe('done');
   });
 
-  it('When the pool lets workers write to the terminal (the old way), Then a stray line appears and the error does not say why [test:inherited-stderr-leaks]', { timeout: 40_000 }, async () => {
+  it('When the pool lets workers write to the terminal (the old way), Then a stray line appears and the error does not say why [test:inherited-stderr-leaks]', {
+    timeout: 40_000,
+  }, async () => {
     const lines = await printedBy('inherit');
 
     expect(lines.filter((line) => /^Cannot find module '.*missing-scorer\.ts'/.test(line))).toHaveLength(1);
-    expect(lines).toContainEqual(expect.stringMatching(/^start failed: worker process \d+ exited \(code 1\) before it was ready$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^start failed: worker process \d+ exited \(code 1\) before it was ready$/),
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORER_URL, exportRowFor, exportRowsFor, loadScorer, scoreExportRow, scoreText } from '../src/scoring.ts';
+import {
+  DEFAULT_SCORER_URL,
+  exportRowFor,
+  exportRowsFor,
+  loadScorer,
+  scoreExportRow,
+  scoreText,
+} from '../src/scoring.ts';
 
 describe('scoring', () => {
   it('When "ab" is hashed for one round, Then the rolling hash gives 97 * 33 + 98', () => {

@@ -37,7 +37,9 @@ function main(): number {
 
   try {
     const message = createMessageCodec({ maxBytes: maxMessageBytes }).decode(bytes);
-    console.log(`accepted: ${file} — ${bytes.byteLength} bytes, job ${message.job_id}, ${message.products.length} product(s)`);
+    console.log(
+      `accepted: ${file} — ${bytes.byteLength} bytes, job ${message.job_id}, ${message.products.length} product(s)`,
+    );
     return EXIT_ACCEPTED;
   } catch (err) {
     if (!(err instanceof MessageContractError)) throw err;

@@ -51,7 +51,12 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: () => reviewQueueComparison(deps),
       judge: judgeQueueComparison,
     }),
-    defineCheck({ id: 'valid-message-accepted', name: 'a job id plus a product snapshot passes the contract', scenario: () => probeValidMessage(deps), judge: judgeValidMessage }),
+    defineCheck({
+      id: 'valid-message-accepted',
+      name: 'a job id plus a product snapshot passes the contract',
+      scenario: () => probeValidMessage(deps),
+      judge: judgeValidMessage,
+    }),
     defineCheck({
       id: 'credentials-refused',
       name: 'a message carrying credentials or a connection object is rejected',
@@ -64,8 +69,18 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       scenario: () => probeSizeLimit(deps),
       judge: judgeSizeLimit,
     }),
-    defineCheck({ id: 'float-price-refused', name: 'a price that is not a whole number of cents is rejected', scenario: () => probePrices(deps), judge: judgePrices }),
-    defineCheck({ id: 'round-trip-exact', name: 'the contract round-trips: decode(encode(m)) equals m, byte for byte', scenario: () => probeRoundTrip(deps), judge: judgeRoundTrip }),
+    defineCheck({
+      id: 'float-price-refused',
+      name: 'a price that is not a whole number of cents is rejected',
+      scenario: () => probePrices(deps),
+      judge: judgePrices,
+    }),
+    defineCheck({
+      id: 'round-trip-exact',
+      name: 'the contract round-trips: decode(encode(m)) equals m, byte for byte',
+      scenario: () => probeRoundTrip(deps),
+      judge: judgeRoundTrip,
+    }),
     defineCheck({
       id: 'checker-script-drill',
       name: 'drill: pnpm check:message accepts good.json and refuses each bad sample with exit 1',
@@ -101,17 +116,23 @@ function judgeQueueComparison({ rows, installed }: ComparisonReview) {
   const course = rows.find((row) => row.package === COURSE_QUEUE);
   if (installed.problem) gaps.push(installed.problem);
   else if (course && course.version !== installed.version) {
-    gaps.push(`the table describes ${COURSE_QUEUE} ${course.version}, lab 08 installs ${installed.version}: check its facts again`);
+    gaps.push(
+      `the table describes ${COURSE_QUEUE} ${course.version}, lab 08 installs ${installed.version}: check its facts again`,
+    );
   }
   const compared = rows.map((row) => `${row.package} ${row.version}`).join(', ');
   if (gaps.length > 0) return fail(`${gaps.join('; ')} (compared: ${compared})`);
-  return pass(`${compared}; ${COURSE_QUEUE} ${installed.version} is what lab 08 installs; storage, Node, timeouts, retry default and result retention each with its source`);
+  return pass(
+    `${compared}; ${COURSE_QUEUE} ${installed.version} is what lab 08 installs; storage, Node, timeouts, retry default and result retention each with its source`,
+  );
 }
 
 function judgeValidMessage(p: ValidMessageProbe) {
   if (p.fileRefused) return fail(`good.json refused: ${p.fileRefused}`);
   if (p.snapshotRefused) return fail(`a ${p.snapshotProducts}-product snapshot was refused: ${p.snapshotRefused}`);
-  return pass(`good.json (${p.fileBytes} bytes) accepted; a ${p.snapshotProducts}-product snapshot encodes to ${p.snapshotBytes} bytes`);
+  return pass(
+    `good.json (${p.fileBytes} bytes) accepted; a ${p.snapshotProducts}-product snapshot encodes to ${p.snapshotBytes} bytes`,
+  );
 }
 
 function judgeSmuggledFields(attempts: Attempt[]) {
@@ -133,12 +154,15 @@ function judgeSizeLimit(p: SizeProbe) {
   const problems: string[] = [];
   if (p.justUnderRefused) problems.push(`${p.limit - 1} bytes refused: ${p.justUnderRefused}`);
   if (!p.atLimitRefused) problems.push(`${p.limit} bytes accepted by encode`);
-  else if (!p.atLimitRefused.includes(String(p.limit))) problems.push(`the error does not name the size: ${p.atLimitRefused}`);
+  else if (!p.atLimitRefused.includes(String(p.limit)))
+    problems.push(`the error does not name the size: ${p.atLimitRefused}`);
   if (!p.decodeRefused) problems.push(`${p.decodedBytes} bytes accepted by decode`);
   const huge = `a ${p.huge.bytes}-byte message with a float price refused as ${p.huge.refusedAs ?? 'nothing (accepted)'} in ${p.huge.ms} ms`;
   if (p.huge.refusedAs !== 'too-large') problems.push(`${huge}: its size was not checked first`);
   if (problems.length > 0) return fail(problems.join('; '));
-  return pass(`${p.limit - 1} bytes accepted; ${p.limit} refused ("${p.atLimitRefused}"); ${p.decodedBytes} bytes refused by decode; ${huge}`);
+  return pass(
+    `${p.limit - 1} bytes accepted; ${p.limit} refused ("${p.atLimitRefused}"); ${p.decodedBytes} bytes refused by decode; ${huge}`,
+  );
 }
 
 function judgePrices({ wrong, whole }: { wrong: Attempt[]; whole: Attempt }) {

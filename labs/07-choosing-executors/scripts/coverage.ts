@@ -13,7 +13,12 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: "Each placement is backed by a value the student's own run of labs 01-06 observed",
-    gradedBy: ['test:record-values-match-your-run', 'test:value-must-be-in-run', 'check:earlier-labs-passed', 'check:decision-record-backed'],
+    gradedBy: [
+      'test:record-values-match-your-run',
+      'test:value-must-be-in-run',
+      'check:earlier-labs-passed',
+      'check:decision-record-backed',
+    ],
   },
   {
     section: 'learning-check',
@@ -91,7 +96,7 @@ export const COVERAGE = coverage([
   },
   {
     section: 'troubleshooting',
-    item: 'A cited check was renamed or dropped: the grader lists the lab\'s check ids',
+    item: "A cited check was renamed or dropped: the grader lists the lab's check ids",
     gradedBy: ['test:renamed-check-lists-ids'],
   },
   {
@@ -108,7 +113,12 @@ export const COVERAGE = coverage([
   {
     section: 'exercise',
     item: "The student's decision record, filled in from their own run and graded against it",
-    gradedBy: ['test:record-places-four-kinds', 'test:record-values-match-your-run', 'test:record-names-queue-runtime', 'test:template-names-empty-cells'],
+    gradedBy: [
+      'test:record-places-four-kinds',
+      'test:record-values-match-your-run',
+      'test:record-names-queue-runtime',
+      'test:template-names-empty-cells',
+    ],
   },
   // Deep dive
   {

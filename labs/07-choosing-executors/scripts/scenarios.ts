@@ -9,9 +9,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { startTsProcess, withResources } from '@tasks-lab/lab-kit';
-import { EARLIER_LABS, formatRun, runEarlierLabs, writeEarlierLabsRecord, type EarlierLabsRecord } from '../src/earlier-labs.ts';
+import {
+  EARLIER_LABS,
+  formatRun,
+  runEarlierLabs,
+  writeEarlierLabsRecord,
+  type EarlierLabsRecord,
+} from '../src/earlier-labs.ts';
 import { gradeDecisionRecordFile, type RecordGrade } from '../src/evidence.ts';
-import { createMessageCodec, MAX_MESSAGE_BYTES, MessageContractError, type MessageCodec } from '../src/message-contract.ts';
+import {
+  createMessageCodec,
+  MAX_MESSAGE_BYTES,
+  MessageContractError,
+  type MessageCodec,
+} from '../src/message-contract.ts';
 import { EARLIER_LABS_OPTIONS, MESSAGE_CHECK_OPTIONS } from '../src/options.ts';
 import { COURSE_QUEUE, QUEUE_COMPARISON, type QueueFacts } from '../src/queue-comparison.ts';
 import { messageOfSize, productAt, sampleMessage } from '../src/sample-messages.ts';
@@ -92,7 +103,13 @@ export interface ComparisonReview {
 
 /** The comparison table, and the BullMQ version lab 08 really installs, to check the table against. */
 export function reviewQueueComparison(deps: ScenarioDeps): ComparisonReview {
-  const manifest = join(deps.labsDir ?? join(LAB_DIR, '..'), '08-broker-worker', 'node_modules', COURSE_QUEUE, 'package.json');
+  const manifest = join(
+    deps.labsDir ?? join(LAB_DIR, '..'),
+    '08-broker-worker',
+    'node_modules',
+    COURSE_QUEUE,
+    'package.json',
+  );
   let installed: ComparisonReview['installed'];
   try {
     installed = { version: (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version };
@@ -121,7 +138,13 @@ export function probeValidMessage(deps: ScenarioDeps): ValidMessageProbe {
   const snapshot = sampleMessage(20);
   let snapshotBytes: number | undefined;
   const snapshotRefused = refusal(() => (snapshotBytes = codec.encode(snapshot).byteLength));
-  return { fileBytes: bytes.byteLength, fileRefused: refusal(() => codec.decode(bytes)), snapshotProducts: 20, snapshotRefused, snapshotBytes };
+  return {
+    fileBytes: bytes.byteLength,
+    fileRefused: refusal(() => codec.decode(bytes)),
+    snapshotProducts: 20,
+    snapshotRefused,
+    snapshotBytes,
+  };
 }
 
 export interface Attempt {
@@ -139,7 +162,10 @@ export function probeSmuggledFields(deps: ScenarioDeps): Attempt[] {
     ['db_url', { ...base, db_url: 'mysql://shop:secret@127.0.0.1/shop' }],
     ['redis_url', { ...base, redis_url: 'redis://:secret@127.0.0.1:6380' }],
     ['api_key', { ...base, api_key: 'sk-example' }],
-    ['credentials', { ...base, products: [{ ...productAt(base, 0), credentials: { user: 'shop', password: 'secret' } }] }],
+    [
+      'credentials',
+      { ...base, products: [{ ...productAt(base, 0), credentials: { user: 'shop', password: 'secret' } }] },
+    ],
     ['connection', { ...base, connection: new Socket() }],
   ];
   return smuggled.map(([label, message]) => ({ label, refused: refusal(() => codec.encode(message)) }));
@@ -196,7 +222,12 @@ export function probePrices(deps: ScenarioDeps): { wrong: Attempt[]; whole: Atte
   const codec = codecOf(deps);
   const attempt = (label: string, price: unknown): Attempt => {
     const message = sampleMessage(1);
-    return { label, refused: refusal(() => codec.encode({ ...message, products: [{ ...productAt(message, 0), price_cents: price }] })) };
+    return {
+      label,
+      refused: refusal(() =>
+        codec.encode({ ...message, products: [{ ...productAt(message, 0), price_cents: price }] }),
+      ),
+    };
   };
   return { wrong: [attempt('12.5', 12.5), attempt('"1250"', '1250'), attempt('-1', -1)], whole: attempt('1250', 1250) };
 }

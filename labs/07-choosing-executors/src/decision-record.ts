@@ -99,21 +99,37 @@ export interface DecisionRecord {
 }
 
 /** The columns each table must have (extra columns, such as "the work", are allowed). */
-export const PLACEMENT_COLUMNS = { kind: 'kind', executor: 'executor', delivery: 'delivery', limit: 'what it does not solve' } as const;
-export const EVIDENCE_COLUMNS = { kind: 'kind', lab: 'lab', checkId: 'check id', value: 'value observed in my run' } as const;
+export const PLACEMENT_COLUMNS = {
+  kind: 'kind',
+  executor: 'executor',
+  delivery: 'delivery',
+  limit: 'what it does not solve',
+} as const;
+export const EVIDENCE_COLUMNS = {
+  kind: 'kind',
+  lab: 'lab',
+  checkId: 'check id',
+  value: 'value observed in my run',
+} as const;
 
 /** `___` marks a cell the student has not filled in yet. */
 const UNFILLED = /^_+$/;
 
 /** A cell's text: trimmed, without surrounding backticks, and empty when still `___`. */
 function cellText(raw: string): string {
-  const text = raw.trim().replace(/^`(.*)`$/, '$1').trim();
+  const text = raw
+    .trim()
+    .replace(/^`(.*)`$/, '$1')
+    .trim();
   return UNFILLED.test(text) ? '' : text.replace(/\\\|/g, '|');
 }
 
 /** The cells of one `| a | b |` line; `\|` inside a cell is a literal pipe. */
 function splitRow(line: string): string[] {
-  const inner = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '');
+  const inner = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '');
   return inner.split(/(?<!\\)\|/).map(cellText);
 }
 
@@ -140,7 +156,9 @@ function rowsOf<K extends string>(tables: string[][][], columns: Record<K, strin
     const names = header.map((cell) => cell.toLowerCase());
     const at = fields.map((field) => names.indexOf(columns[field]));
     if (at.some((index) => index === -1)) continue;
-    return rows.map((row) => Object.fromEntries(fields.map((field, i) => [field, row[at[i] ?? -1] ?? ''])) as Record<K, string>);
+    return rows.map(
+      (row) => Object.fromEntries(fields.map((field, i) => [field, row[at[i] ?? -1] ?? ''])) as Record<K, string>,
+    );
   }
   return [];
 }

@@ -86,7 +86,7 @@ export interface RunLabOptions {
 
 /** The verify run of `lab` recorded at or after `since`, if there is one (`labsDir/lab/.lab-result.json`). */
 export function recentRun(labsDir: string, lab: string, since: number): EarlierLabRun | undefined {
-  let result;
+  let result: ReturnType<typeof readLabResult>;
   try {
     result = readLabResult(labsDir, lab);
   } catch {

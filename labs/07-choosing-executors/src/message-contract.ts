@@ -80,7 +80,10 @@ export function createMessageCodec(options: CodecOptions = {}): MessageCodec {
   };
 
   const tooLarge = (size: string) =>
-    new MessageContractError('too-large', `the message is ${size} bytes; it must be smaller than ${maxBytes} bytes (${formatKiB(maxBytes)})`);
+    new MessageContractError(
+      'too-large',
+      `the message is ${size} bytes; it must be smaller than ${maxBytes} bytes (${formatKiB(maxBytes)})`,
+    );
 
   const checkSize = (bytes: number): void => {
     if (bytes >= maxBytes) throw tooLarge(String(bytes));

@@ -48,7 +48,7 @@ export const QUEUE_COMPARISON: readonly QueueFacts[] = [
     },
     node: { says: '>=14.18.0', source: 'bullmq@6.7.0 package.json engines' },
     timeouts: {
-      says: 'no limit on a job\'s running time; the worker holds a 30 s lock it keeps renewing; a job whose lock lapsed is found by the stalled check (every 30 s) and put back to wait once, then failed',
+      says: "no limit on a job's running time; the worker holds a 30 s lock it keeps renewing; a job whose lock lapsed is found by the stalled check (every 30 s) and put back to wait once, then failed",
       source: 'bullmq@6.7.0 dist/esm/interfaces/worker-options.d.ts (lockDuration, stalledInterval, maxStalledCount)',
     },
     retryDefault: {
@@ -57,17 +57,21 @@ export const QUEUE_COMPARISON: readonly QueueFacts[] = [
     },
     resultRetention: {
       says: "completed and failed jobs stay in Redis with the handler's return value (returnvalue) until removeOnComplete / removeOnFail or a clean removes them",
-      source: 'bullmq@6.7.0 dist/esm/interfaces/base-job-options.d.ts (removeOnComplete, removeOnFail), dist/esm/classes/job.d.ts',
+      source:
+        'bullmq@6.7.0 dist/esm/interfaces/base-job-options.d.ts (removeOnComplete, removeOnFail), dist/esm/classes/job.d.ts',
     },
   },
   {
     package: 'graphile-worker',
     version: '0.18.0',
     checkedOn: '2026-11-30',
-    storage: { says: 'PostgreSQL (its own schema, graphile_worker)', source: 'graphile-worker@0.18.0 README.md, dist/config.js (schema)' },
+    storage: {
+      says: 'PostgreSQL (its own schema, graphile_worker)',
+      source: 'graphile-worker@0.18.0 README.md, dist/config.js (schema)',
+    },
     node: { says: '>=22.18.0 (the labs run on Node 20)', source: 'graphile-worker@0.18.0 package.json engines' },
     timeouts: {
-      says: 'no limit on a job\'s running time; a job locked for more than 4 hours counts as abandoned and another worker may take it',
+      says: "no limit on a job's running time; a job locked for more than 4 hours counts as abandoned and another worker may take it",
       source: "graphile-worker@0.18.0 sql/000016.sql (locked_at < now() - interval '4 hours')",
     },
     retryDefault: {
@@ -149,13 +153,16 @@ export function comparisonGaps(rows: readonly QueueFacts[]): string[] {
   if (others < 2) gaps.push(`${others} other queue(s) compared (at least 2)`);
   for (const row of rows) {
     if (!/^\d+\.\d+\.\d+/.test(row.version)) gaps.push(`${row.package}: version "${row.version}" is not a version`);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(row.checkedOn)) gaps.push(`${row.package}: checkedOn "${row.checkedOn}" is not a date`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(row.checkedOn))
+      gaps.push(`${row.package}: checkedOn "${row.checkedOn}" is not a date`);
     for (const fact of COMPARED_FACTS) {
       const { says, source } = row[fact];
       if (says.trim() === '') gaps.push(`${row.package}: ${fact} is empty`);
       // A source names the package at this version (a file in it) or a page.
       else if (!source.includes(`${row.package}@${row.version}`) && !/^https:\/\//.test(source)) {
-        gaps.push(`${row.package}: ${fact} does not say where it was read (${row.package}@${row.version} <file>, or a URL)`);
+        gaps.push(
+          `${row.package}: ${fact} does not say where it was read (${row.package}@${row.version} <file>, or a URL)`,
+        );
       }
     }
   }

@@ -48,7 +48,11 @@ function readJsonFile<T>(file: string, schema: z.ZodType<T>): T | null {
     throw new LabResultUnreadableError(file, errorMessage(err));
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new LabResultUnreadableError(file, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new LabResultUnreadableError(
+      file,
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    );
   return parsed.data;
 }
 

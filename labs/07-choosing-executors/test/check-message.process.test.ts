@@ -14,7 +14,11 @@ async function checkMessage(...args: string[]) {
 }
 
 async function checkMessageWith(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const child = startTsProcess(join(labDir, 'scripts', 'check-message.ts'), { args, cwd: labDir, env: { INIT_CWD: labDir, MESSAGE_MAX_BYTES: '', ...env } });
+  const child = startTsProcess(join(labDir, 'scripts', 'check-message.ts'), {
+    args,
+    cwd: labDir,
+    env: { INIT_CWD: labDir, MESSAGE_MAX_BYTES: '', ...env },
+  });
   const { code } = await child.exited;
   return { code, output: child.output() };
 }

@@ -80,8 +80,14 @@ describe('checks can fail', () => {
   suite.breaks(
     'decision-record-backed',
     'the record cites a value the recorded run did not observe',
-    () => runBacking(referenceRecord(), (checkId, value) => (checkId === 'restart-forgets-jobs' ? 'GET old id -> 200' : value)),
-    { observed: /durable: lab 01-fake check \[restart-forgets-jobs\] observed .*GET old id -> 200.*which does not contain "GET old id -> 404"/ },
+    () =>
+      runBacking(referenceRecord(), (checkId, value) =>
+        checkId === 'restart-forgets-jobs' ? 'GET old id -> 200' : value,
+      ),
+    {
+      observed:
+        /durable: lab 01-fake check \[restart-forgets-jobs\] observed .*GET old id -> 200.*which does not contain "GET old id -> 404"/,
+    },
   );
   suite.breaks(
     'decision-record-backed',
@@ -99,7 +105,9 @@ describe('checks can fail', () => {
   suite.breaks(
     'queue-comparison-complete',
     "bee-queue's result retention is left out",
-    () => ({ comparison: comparisonWith('bee-queue', { resultRetention: { says: '', source: 'bee-queue@2.0.0 README.md' } }) }),
+    () => ({
+      comparison: comparisonWith('bee-queue', { resultRetention: { says: '', source: 'bee-queue@2.0.0 README.md' } }),
+    }),
     { observed: /bee-queue: resultRetention is empty/ },
   );
   suite.breaks(
@@ -108,24 +116,54 @@ describe('checks can fail', () => {
     () => ({ comparison: comparisonWith('bullmq', { version: '5.0.0' }) }),
     { observed: /the table describes bullmq 5\.0\.0, lab 08 installs/ },
   );
-  suite.breaks('valid-message-accepted', 'the limit is too small for an ordinary snapshot', () => ({ codec: createMessageCodec({ maxBytes: 100 }) }), {
-    observed: /refused/,
-  });
-  suite.breaks('credentials-refused', 'the contract lacks .strict()', () => ({ codec: createMessageCodec({ schema: contractWithoutStrict }) }), {
-    observed: /accepted: password/,
-  });
-  suite.breaks('oversize-refused', 'the size limit is 1 MiB instead of 64 KiB', () => ({ codec: createMessageCodec({ maxBytes: 1024 * 1024 }) }), {
-    observed: /65536 bytes accepted/,
-  });
-  suite.breaks('oversize-refused', 'the codec validates a message before it measures it', () => ({ codec: validateFirstCodec() }), {
-    observed: /refused as invalid-message .*its size was not checked first/,
-  });
-  suite.breaks('float-price-refused', 'price_cents accepts any number', () => ({ codec: createMessageCodec({ schema: loosePrice }) }), {
-    observed: /accepted price_cents 12\.5/,
-  });
-  suite.breaks('round-trip-exact', 'decode hands back the products in another order', () => ({ codec: reorderingCodec() }), {
-    observed: /equal after decode: false/,
-  });
+  suite.breaks(
+    'valid-message-accepted',
+    'the limit is too small for an ordinary snapshot',
+    () => ({ codec: createMessageCodec({ maxBytes: 100 }) }),
+    {
+      observed: /refused/,
+    },
+  );
+  suite.breaks(
+    'credentials-refused',
+    'the contract lacks .strict()',
+    () => ({ codec: createMessageCodec({ schema: contractWithoutStrict }) }),
+    {
+      observed: /accepted: password/,
+    },
+  );
+  suite.breaks(
+    'oversize-refused',
+    'the size limit is 1 MiB instead of 64 KiB',
+    () => ({ codec: createMessageCodec({ maxBytes: 1024 * 1024 }) }),
+    {
+      observed: /65536 bytes accepted/,
+    },
+  );
+  suite.breaks(
+    'oversize-refused',
+    'the codec validates a message before it measures it',
+    () => ({ codec: validateFirstCodec() }),
+    {
+      observed: /refused as invalid-message .*its size was not checked first/,
+    },
+  );
+  suite.breaks(
+    'float-price-refused',
+    'price_cents accepts any number',
+    () => ({ codec: createMessageCodec({ schema: loosePrice }) }),
+    {
+      observed: /accepted price_cents 12\.5/,
+    },
+  );
+  suite.breaks(
+    'round-trip-exact',
+    'decode hands back the products in another order',
+    () => ({ codec: reorderingCodec() }),
+    {
+      observed: /equal after decode: false/,
+    },
+  );
   // Four real tsx processes, one after another: slow on a busy 2-core machine.
   suite.breaks(
     'checker-script-drill',

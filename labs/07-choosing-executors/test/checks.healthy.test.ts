@@ -16,16 +16,20 @@ describe('checks with healthy parts', () => {
     const fakeRun = runBacking(parseDecisionRecord(readFileSync(REFERENCE_RECORD, 'utf8')));
     const result = await run('decision-record-backed', fakeRun);
     expect(result).toMatchObject({ ok: true });
-    expect(result.observed).toContain('durable -> separate-process/task-queue [lab 01 [restart-forgets-jobs] "GET old id -> 404"');
+    expect(result.observed).toContain(
+      'durable -> separate-process/task-queue [lab 01 [restart-forgets-jobs] "GET old id -> 404"',
+    );
   });
 
-  it('When the comparison is the lesson\'s and lab 08 installs the BullMQ it describes, Then the comparison check passes', async () => {
+  it("When the comparison is the lesson's and lab 08 installs the BullMQ it describes, Then the comparison check passes", async () => {
     const result = await run('queue-comparison-complete', {});
     expect(result).toMatchObject({ ok: true });
     expect(result.observed).toMatch(/^bullmq (\S+), graphile-worker .*; bullmq \1 is what lab 08 installs/);
   });
 
-  it('When every earlier lab passes, Then the earlier labs check passes and writes .earlier-labs.json', { timeout: 120_000 }, async () => {
+  it('When every earlier lab passes, Then the earlier labs check passes and writes .earlier-labs.json', {
+    timeout: 120_000,
+  }, async () => {
     const labsDir = makeLabsDir();
     addFakeLab(labsDir, 'aa-one', fakeVerify(2, 0));
     addFakeLab(labsDir, 'bb-two', fakeVerify(3, 0));

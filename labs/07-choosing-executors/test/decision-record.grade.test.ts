@@ -37,8 +37,12 @@ describe('parseDecisionRecord', () => {
 
   it('When the untouched template is read, Then it has a row per kind and every cell to fill in is empty', () => {
     const record = parseDecisionRecord(template);
-    expect(record.placements.map((row) => [row.kind, row.executor, row.delivery, row.limit])).toEqual(WORK_KINDS.map((kind) => [kind, '', '', '']));
-    expect(record.evidence.map((row) => [row.kind, row.lab, row.checkId, row.value])).toEqual(WORK_KINDS.map((kind) => [kind, '', '', '']));
+    expect(record.placements.map((row) => [row.kind, row.executor, row.delivery, row.limit])).toEqual(
+      WORK_KINDS.map((kind) => [kind, '', '', '']),
+    );
+    expect(record.evidence.map((row) => [row.kind, row.lab, row.checkId, row.value])).toEqual(
+      WORK_KINDS.map((kind) => [kind, '', '', '']),
+    );
     expect(record.queue).toEqual({ broker: '', worker: '', sourceOfTruth: '', delivery: '', resultCache: '' });
   });
 });
@@ -47,27 +51,39 @@ describe('gradeDecisionRecord', () => {
   it('When every cited value is in the recorded run, Then the reference record passes [test:record-passes-with-its-run]', () => {
     const result = grade(reference);
     expect(gradeProblems(result)).toEqual([]);
-    expect(result.lines[0]).toBe('io-wait -> event-loop/direct [lab 02 [reads-at-once-limited] "peak reads in flight 2 (limit 2)", lab 02 [queue-bounded] "longest queue 4 (capacity 4)"]');
+    expect(result.lines[0]).toBe(
+      'io-wait -> event-loop/direct [lab 02 [reads-at-once-limited] "peak reads in flight 2 (limit 2)", lab 02 [queue-bounded] "longest queue 4 (capacity 4)"]',
+    );
   });
 
   it('When the template is graded untouched, Then each empty cell is named [test:template-names-empty-cells]', () => {
     const result = grade(template);
     expect(result.placement).toContain('io-wait: executor not filled in (event-loop, worker-thread, separate-process)');
-    expect(result.placement).toContain('durable: "what it does not solve" is empty (every choice leaves something unsolved)');
+    expect(result.placement).toContain(
+      'durable: "what it does not solve" is empty (every choice leaves something unsolved)',
+    );
     expect(result.evidence).toContain('cpu-bound: lab, check id and value must all be filled in');
     expect(result.queue).toHaveLength(5);
   });
 
   it('When a cited value is not what the run observed, Then the record fails naming the check and what it did observe [test:value-must-be-in-run]', () => {
-    const result = grade(reference, (checkId, value) => (checkId === 'reads-at-once-limited' ? 'peak reads in flight 3 (limit 2)' : value));
+    const result = grade(reference, (checkId, value) =>
+      checkId === 'reads-at-once-limited' ? 'peak reads in flight 3 (limit 2)' : value,
+    );
     expect(result.evidence).toEqual([
-      expect.stringMatching(/^io-wait: lab 02-fake check \[reads-at-once-limited\] observed "before, peak reads in flight 3 \(limit 2\), after" in your run of .*, which does not contain "peak reads in flight 2 \(limit 2\)"$/),
+      expect.stringMatching(
+        /^io-wait: lab 02-fake check \[reads-at-once-limited\] observed "before, peak reads in flight 3 \(limit 2\), after" in your run of .*, which does not contain "peak reads in flight 2 \(limit 2\)"$/,
+      ),
     ]);
   });
 
   it('When a value is a bare figure or has no figure, Then it is not a measured value', () => {
-    expect(grade(edited('| GET old id -> 404 |', '| 404 |')).evidence).toEqual([expect.stringContaining('"404" is not a measured value')]);
-    expect(grade(edited('| 0 scores returned |', '| scores returned |')).evidence).toEqual([expect.stringContaining('is not a measured value')]);
+    expect(grade(edited('| GET old id -> 404 |', '| 404 |')).evidence).toEqual([
+      expect.stringContaining('"404" is not a measured value'),
+    ]);
+    expect(grade(edited('| 0 scores returned |', '| scores returned |')).evidence).toEqual([
+      expect.stringContaining('is not a measured value'),
+    ]);
   });
 
   it('When a cited check failed in the run, Then it is not evidence', () => {
@@ -77,14 +93,21 @@ describe('gradeDecisionRecord', () => {
       { id: 'serial-equals-pool', name: 'x', ok: false, observed: '8 rows, 8 equal scores in the same order' },
       { id: 'lost-worker-fails-batch', name: 'y', ok: true, observed: '0 scores returned' },
     ]);
-    expect(gradeDecisionRecord(record, run).evidence).toEqual([expect.stringContaining('check [serial-equals-pool] failed in your run')]);
+    expect(gradeDecisionRecord(record, run).evidence).toEqual([
+      expect.stringContaining('check [serial-equals-pool] failed in your run'),
+    ]);
   });
 
   it('When the cited lab did not pass in .earlier-labs.json, Then none of its values count', () => {
     const record = parseDecisionRecord(reference);
     const run = runBacking(record);
-    addEarlierLabs(run.labDir, ['01', '02', '03', '05', '06'].map((n) => ({ lab: `${n}-fake`, status: n === '05' ? 'failed' : 'passed' })));
-    expect(gradeDecisionRecord(record, run).evidence).toEqual(['blocking-call: lab 05-fake did not pass in your run (failed)']);
+    addEarlierLabs(
+      run.labDir,
+      ['01', '02', '03', '05', '06'].map((n) => ({ lab: `${n}-fake`, status: n === '05' ? 'failed' : 'passed' })),
+    );
+    expect(gradeDecisionRecord(record, run).evidence).toEqual([
+      'blocking-call: lab 05-fake did not pass in your run (failed)',
+    ]);
   });
 
   it('When there is no .earlier-labs.json, Then the grade asks for a run first', () => {
@@ -94,16 +117,20 @@ describe('gradeDecisionRecord', () => {
     ]);
   });
 
-  it('When no check has the cited id, Then the lab\'s check ids are listed [test:renamed-check-lists-ids]', () => {
+  it("When no check has the cited id, Then the lab's check ids are listed [test:renamed-check-lists-ids]", () => {
     const result = grade(edited('| 02 | queue-bounded |', '| 02 | queue-stays-bounded |'));
-    expect(result.evidence).toEqual(['io-wait: lab 02-fake has no check [queue-stays-bounded]; its checks are reads-at-once-limited, queue-bounded']);
+    expect(result.evidence).toEqual([
+      'io-wait: lab 02-fake has no check [queue-stays-bounded]; its checks are reads-at-once-limited, queue-bounded',
+    ]);
   });
 
   it('When the result file was written before checks had ids, Then it asks for a fresh verify', () => {
     const record = parseDecisionRecord(reference);
     const run = runBacking(record);
     addLabResult(run.labsDir, '03-fake', [{ name: 'old', ok: true, observed: 'GET old id after restart -> 404' }]);
-    expect(gradeDecisionRecord(record, run).evidence).toEqual(["durable: lab 03-fake's .lab-result.json predates check ids (run its verify again)"]);
+    expect(gradeDecisionRecord(record, run).evidence).toEqual([
+      "durable: lab 03-fake's .lab-result.json predates check ids (run its verify again)",
+    ]);
   });
 
   it('When a result file is not a verify result, Then the problem names the file', () => {
@@ -111,7 +138,9 @@ describe('gradeDecisionRecord', () => {
     const run = runBacking(record);
     mkdirSync(join(run.labsDir, '01-fake'), { recursive: true });
     writeFileSync(join(run.labsDir, '01-fake', '.lab-result.json'), '{"results": "none"}');
-    expect(gradeDecisionRecord(record, run).evidence).toEqual([expect.stringMatching(/^durable: .*01-fake\/\.lab-result\.json is not a verify result/)]);
+    expect(gradeDecisionRecord(record, run).evidence).toEqual([
+      expect.stringMatching(/^durable: .*01-fake\/\.lab-result\.json is not a verify result/),
+    ]);
   });
 
   it('When a value is cited from a lab that did not measure that kind, Then the record names the labs that did', () => {
@@ -127,17 +156,33 @@ describe('gradeDecisionRecord: placements', () => {
   });
 
   it('When CPU-bound work is placed on the event loop, Then it fails; on a worker thread it passes (Node threads run in parallel)', () => {
-    const onLoop = grade(edited('| score the text of a large batch of products | separate-process |', '| score the text of a large batch of products | event-loop |'));
-    expect(onLoop.placement).toEqual([expect.stringMatching(/^cpu-bound: runs on separate-process or worker-thread, not event-loop/)]);
-    const onThread = grade(edited('| score the text of a large batch of products | separate-process |', '| score the text of a large batch of products | worker-thread |'));
+    const onLoop = grade(
+      edited(
+        '| score the text of a large batch of products | separate-process |',
+        '| score the text of a large batch of products | event-loop |',
+      ),
+    );
+    expect(onLoop.placement).toEqual([
+      expect.stringMatching(/^cpu-bound: runs on separate-process or worker-thread, not event-loop/),
+    ]);
+    const onThread = grade(
+      edited(
+        '| score the text of a large batch of products | separate-process |',
+        '| score the text of a large batch of products | worker-thread |',
+      ),
+    );
     expect(onThread.placement).toEqual([]);
   });
 
   it('When a kind is placed twice or a value is not an executor, Then the record says so', () => {
-    const twice = grade(reference.replace('| durable | finish', '| io-wait | x | event-loop | direct | y |\n| durable | finish'));
+    const twice = grade(
+      reference.replace('| durable | finish', '| io-wait | x | event-loop | direct | y |\n| durable | finish'),
+    );
     expect(twice.placement).toEqual(['io-wait: placed 2 times (expected once)']);
     const wrong = grade(edited('| event-loop | direct |', '| coroutine | direct |'));
-    expect(wrong.placement).toEqual(['io-wait: "coroutine" is not an executor (event-loop, worker-thread, separate-process)']);
+    expect(wrong.placement).toEqual([
+      'io-wait: "coroutine" is not an executor (event-loop, worker-thread, separate-process)',
+    ]);
   });
 });
 
@@ -150,20 +195,32 @@ describe('gradeDecisionRecord: the task queue runtime', () => {
 
   it('When the record claims exactly-once delivery, Then it fails: design for at least once [test:exactly-once-refused]', () => {
     const result = grade(edited(runtimeLine('delivery'), '- delivery: exactly once, BullMQ guarantees it'));
-    expect(result.queue).toEqual([expect.stringMatching(/^delivery: "exactly once, BullMQ guarantees it" \(a queue delivers at least once/)]);
+    expect(result.queue).toEqual([
+      expect.stringMatching(/^delivery: "exactly once, BullMQ guarantees it" \(a queue delivers at least once/),
+    ]);
   });
 
-  it('When the result cache is written down as the job\'s lasting record, Then it fails: results expire, ask the database [test:result-cache-not-job-life]', () => {
-    const result = grade(edited(runtimeLine('result cache'), '- result cache: the job history; a job without a result never ran'));
-    expect(result.queue).toEqual([expect.stringContaining('cached results expire; an expired result does not mean the job never existed')]);
+  it("When the result cache is written down as the job's lasting record, Then it fails: results expire, ask the database [test:result-cache-not-job-life]", () => {
+    const result = grade(
+      edited(runtimeLine('result cache'), '- result cache: the job history; a job without a result never ran'),
+    );
+    expect(result.queue).toEqual([
+      expect.stringContaining('cached results expire; an expired result does not mean the job never existed'),
+    ]);
   });
 
   it('When the worker line names no platform or claims native Windows, Then it fails [test:worker-platform-required]', () => {
-    expect(grade(edited(runtimeLine('worker'), '- worker: a BullMQ worker in its own process')).queue).toEqual([expect.stringContaining('on Linux or WSL2')]);
-    expect(grade(edited(runtimeLine('worker'), '- worker: a BullMQ worker process on native Windows')).queue).toEqual([expect.stringContaining('on Linux or WSL2')]);
+    expect(grade(edited(runtimeLine('worker'), '- worker: a BullMQ worker in its own process')).queue).toEqual([
+      expect.stringContaining('on Linux or WSL2'),
+    ]);
+    expect(grade(edited(runtimeLine('worker'), '- worker: a BullMQ worker process on native Windows')).queue).toEqual([
+      expect.stringContaining('on Linux or WSL2'),
+    ]);
   });
 
   it('When the source of truth is the queue itself, Then it fails: the job table in MySQL or MariaDB is', () => {
-    expect(grade(edited(runtimeLine('source of truth'), '- source of truth: the BullMQ job hash in Redis')).queue).toEqual([expect.stringContaining('is the source of truth')]);
+    expect(
+      grade(edited(runtimeLine('source of truth'), '- source of truth: the BullMQ job hash in Redis')).queue,
+    ).toEqual([expect.stringContaining('is the source of truth')]);
   });
 });

@@ -9,7 +9,9 @@ import { COMPARED_FACTS, QUEUE_COMPARISON } from '../src/queue-comparison.ts';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const doc = readFileSync(join(repo, 'docs', '07-choosing-executors.md'), 'utf8');
-const reference = parseDecisionRecord(readFileSync(join(repo, 'labs', '07-choosing-executors', 'solutions', 'decision-record.md'), 'utf8'));
+const reference = parseDecisionRecord(
+  readFileSync(join(repo, 'labs', '07-choosing-executors', 'solutions', 'decision-record.md'), 'utf8'),
+);
 
 describe('docs/07 and the reference record', () => {
   it('When the doc shows the queue comparison, Then it names each queue at the version the data holds, with every fact [test:queue-comparison-in-doc]', () => {

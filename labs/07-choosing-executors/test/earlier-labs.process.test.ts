@@ -19,7 +19,7 @@ describe('runEarlierLabs', { timeout: 90_000 }, () => {
     ]);
   });
 
-  it('When a lab reports a failed check, Then it is recorded as failed with that check\'s id and the others still run', async () => {
+  it("When a lab reports a failed check, Then it is recorded as failed with that check's id and the others still run", async () => {
     const labsDir = makeLabsDir();
     addFakeLab(labsDir, 'aa-bad', fakeVerify(2, 1));
     addFakeLab(labsDir, 'bb-good', fakeVerify(1, 0));

@@ -4,7 +4,8 @@ import { judgeRun, parseFailedChecks, parseVerifySummary } from '../src/earlier-
 
 describe('parseVerifySummary', () => {
   it('When the output ends with the runVerify summary, Then it reads both counts', () => {
-    const output = 'Lesson 02: x\n✓ pass  a — observed: 1 passed, 9 failed in text\n\nAll checks passed.\n9 passed, 0 failed\n';
+    const output =
+      'Lesson 02: x\n✓ pass  a — observed: 1 passed, 9 failed in text\n\nAll checks passed.\n9 passed, 0 failed\n';
     expect(parseVerifySummary(output)).toEqual({ passed: 9, failed: 0, line: '9 passed, 0 failed' });
   });
 
@@ -37,7 +38,8 @@ describe('judgeRun', () => {
 
 describe('parseFailedChecks', () => {
   // The lines come from lab-kit's own formatter, so a change to its format shows here.
-  const line = (ok: boolean, name: string, id: string, observed: string) => formatResult({ ok, name, id, observed, ms: 1 });
+  const line = (ok: boolean, name: string, id: string, observed: string) =>
+    formatResult({ ok, name, id, observed, ms: 1 });
 
   it('When two checks failed and one passed, Then the ids of the failed ones are read, in order', () => {
     const output = [

@@ -7,7 +7,10 @@ import { exerciseTarget, loadExercise } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
 import { gradeDecisionRecordFile } from '../src/evidence.ts';
 
-const { choosePlacement } = await loadExercise<typeof import('../solutions/placement.ts')>(import.meta.url, 'placement.ts');
+const { choosePlacement } = await loadExercise<typeof import('../solutions/placement.ts')>(
+  import.meta.url,
+  'placement.ts',
+);
 
 describe('choosePlacement', () => {
   it('When a 3 s synchronous SDK call must survive an API restart, Then it goes through a task queue and runs on a worker thread [test:sdk-call-placement]', () => {
@@ -53,22 +56,29 @@ describe('choosePlacement', () => {
 // tested on throwaway runs in decision-record.grade.test.ts.
 const gradingTheExercise = process.env.LAB_EXERCISE !== undefined;
 const recordFile = fileURLToPath(new URL(`../${exerciseTarget()}/decision-record.md`, import.meta.url));
-const run = { labsDir: fileURLToPath(new URL('../..', import.meta.url)), labDir: fileURLToPath(new URL('..', import.meta.url)) };
+const run = {
+  labsDir: fileURLToPath(new URL('../..', import.meta.url)),
+  labDir: fileURLToPath(new URL('..', import.meta.url)),
+};
 
-describe.runIf(gradingTheExercise)(`your decision record (${exerciseTarget()}/decision-record.md), against your own run of labs 01-06`, () => {
-  const grade = gradeDecisionRecordFile(recordFile, run);
-  /** Every problem on its own line, so the failure says what to fix. */
-  const listed = (problems: string[]) => `what to fix in ${exerciseTarget()}/decision-record.md:\n  ${problems.join('\n  ')}\n`;
+describe.runIf(gradingTheExercise)(
+  `your decision record (${exerciseTarget()}/decision-record.md), against your own run of labs 01-06`,
+  () => {
+    const grade = gradeDecisionRecordFile(recordFile, run);
+    /** Every problem on its own line, so the failure says what to fix. */
+    const listed = (problems: string[]) =>
+      `what to fix in ${exerciseTarget()}/decision-record.md:\n  ${problems.join('\n  ')}\n`;
 
-  it('When the record places the four kinds of work, Then each has the executor and delivery its measurements allow, and a limit [test:record-places-four-kinds]', () => {
-    expect(grade.placement, listed(grade.placement)).toEqual([]);
-  });
+    it('When the record places the four kinds of work, Then each has the executor and delivery its measurements allow, and a limit [test:record-places-four-kinds]', () => {
+      expect(grade.placement, listed(grade.placement)).toEqual([]);
+    });
 
-  it('When the record cites values, Then each kind cites at least one, and each is in the observed text of a passed check of your run [test:record-values-match-your-run]', () => {
-    expect(grade.evidence, listed(grade.evidence)).toEqual([]);
-  });
+    it('When the record cites values, Then each kind cites at least one, and each is in the observed text of a passed check of your run [test:record-values-match-your-run]', () => {
+      expect(grade.evidence, listed(grade.evidence)).toEqual([]);
+    });
 
-  it("When the record describes the task queue's runtime, Then broker, worker platform, source of truth, delivery and result cache say what holds [test:record-names-queue-runtime]", () => {
-    expect(grade.queue, listed(grade.queue)).toEqual([]);
-  });
-});
+    it("When the record describes the task queue's runtime, Then broker, worker platform, source of truth, delivery and result cache say what holds [test:record-names-queue-runtime]", () => {
+      expect(grade.queue, listed(grade.queue)).toEqual([]);
+    });
+  },
+);

@@ -15,7 +15,10 @@ export function makeLabsDir(): string {
 /** A lab whose verify script runs `body` (TypeScript source, an ES module like every lab's). */
 export function addFakeLab(labsDir: string, lab: string, body: string): void {
   mkdirSync(join(labsDir, lab, 'scripts'), { recursive: true });
-  writeFileSync(join(labsDir, lab, 'package.json'), JSON.stringify({ name: `fake-${lab}`, private: true, type: 'module' }));
+  writeFileSync(
+    join(labsDir, lab, 'package.json'),
+    JSON.stringify({ name: `fake-${lab}`, private: true, type: 'module' }),
+  );
   writeFileSync(join(labsDir, lab, 'scripts', 'verify.ts'), body);
 }
 
@@ -28,8 +31,14 @@ const LAB_KIT = import.meta.resolve('@tasks-lab/lab-kit');
  */
 export function fakeVerify(passed: number, failed: number): string {
   const checks = [
-    ...Array.from({ length: passed }, (_, i) => `{ id: 'fine-${i + 1}', name: 'check ${i + 1}', run: () => pass('ok') }`),
-    ...Array.from({ length: failed }, (_, i) => `{ id: 'fake-${i + 1}', name: 'broken check ${i + 1}', run: () => fail('not ok') }`),
+    ...Array.from(
+      { length: passed },
+      (_, i) => `{ id: 'fine-${i + 1}', name: 'check ${i + 1}', run: () => pass('ok') }`,
+    ),
+    ...Array.from(
+      { length: failed },
+      (_, i) => `{ id: 'fake-${i + 1}', name: 'broken check ${i + 1}', run: () => fail('not ok') }`,
+    ),
   ];
   return [
     `import { fail, pass, runVerify } from ${JSON.stringify(LAB_KIT)};`,
@@ -42,7 +51,13 @@ export function fakeVerify(passed: number, failed: number): string {
 export function addLabResult(labsDir: string, lab: string, results: RecordedCheck[], finishedAt = new Date()): void {
   mkdirSync(join(labsDir, lab), { recursive: true });
   const passed = results.filter((r) => r.ok).length;
-  const file = { lesson: lab.slice(0, 2), finishedAt: finishedAt.toISOString(), results, passed, failed: results.length - passed };
+  const file = {
+    lesson: lab.slice(0, 2),
+    finishedAt: finishedAt.toISOString(),
+    results,
+    passed,
+    failed: results.length - passed,
+  };
   writeFileSync(join(labsDir, lab, '.lab-result.json'), JSON.stringify(file));
 }
 
@@ -94,16 +109,27 @@ export interface FakeRun {
  * (inside a longer sentence, as real checks do): lab "02" becomes the folder "02-fake".
  * `observedFor` may change what one check observed.
  */
-export function runBacking(record: DecisionRecord, observedFor: (checkId: string, value: string) => string = (_, value) => value): FakeRun {
+export function runBacking(
+  record: DecisionRecord,
+  observedFor: (checkId: string, value: string) => string = (_, value) => value,
+): FakeRun {
   const labsDir = makeLabsDir();
   const byLab = new Map<string, RecordedCheck[]>();
   for (const row of record.evidence) {
     const lab = `${row.lab.slice(0, 2)}-fake`;
     const checks = byLab.get(lab) ?? [];
-    checks.push({ id: row.checkId, name: `the check ${row.checkId}`, ok: true, observed: `before, ${observedFor(row.checkId, row.value)}, after` });
+    checks.push({
+      id: row.checkId,
+      name: `the check ${row.checkId}`,
+      ok: true,
+      observed: `before, ${observedFor(row.checkId, row.value)}, after`,
+    });
     byLab.set(lab, checks);
   }
   for (const [lab, checks] of byLab) addLabResult(labsDir, lab, checks);
-  addEarlierLabs(labsDir, [...byLab.keys()].map((lab) => ({ lab, status: 'passed' })));
+  addEarlierLabs(
+    labsDir,
+    [...byLab.keys()].map((lab) => ({ lab, status: 'passed' })),
+  );
   return { labsDir, labDir: labsDir };
 }

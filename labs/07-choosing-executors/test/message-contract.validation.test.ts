@@ -41,7 +41,9 @@ describe('encodeMessage / decodeMessage', () => {
   });
 
   it('When the product list is empty, Then the message is refused', () => {
-    expect(refusalOf(() => encodeMessage({ ...sampleMessage(1), products: [] })).message).toContain('at least one product');
+    expect(refusalOf(() => encodeMessage({ ...sampleMessage(1), products: [] })).message).toContain(
+      'at least one product',
+    );
   });
 
   it('When a product field is missing, Then the message is refused naming the path', () => {
@@ -51,22 +53,29 @@ describe('encodeMessage / decodeMessage', () => {
     expect(error.message).toContain('products.0.is_active');
   });
 
-  it.each(['password', 'db_url', 'redis_url', 'api_key'])('When the message carries %s, Then it is refused naming the field', (field) => {
-    const error = refusalOf(() => encodeMessage({ ...sampleMessage(1), [field]: 'secret' }));
-    expect(error.message).toContain(field);
-    expect(error.message).not.toContain('secret');
-  });
+  it.each(['password', 'db_url', 'redis_url', 'api_key'])(
+    'When the message carries %s, Then it is refused naming the field',
+    (field) => {
+      const error = refusalOf(() => encodeMessage({ ...sampleMessage(1), [field]: 'secret' }));
+      expect(error.message).toContain(field);
+      expect(error.message).not.toContain('secret');
+    },
+  );
 
   it('When a product carries an unknown field, Then nested objects are strict too', () => {
     const message = sampleMessage(1);
-    const error = refusalOf(() => encodeMessage({ ...message, products: [{ ...message.products[0], credentials: {} }] }));
+    const error = refusalOf(() =>
+      encodeMessage({ ...message, products: [{ ...message.products[0], credentials: {} }] }),
+    );
     expect(error.message).toContain('products.0');
     expect(error.message).toContain('credentials');
   });
 
   it.each([12.5, -1, '1250', Number.NaN])('When price_cents is %s, Then the message is refused', (price) => {
     const message = sampleMessage(1);
-    const error = refusalOf(() => encodeMessage({ ...message, products: [{ ...message.products[0], price_cents: price }] }));
+    const error = refusalOf(() =>
+      encodeMessage({ ...message, products: [{ ...message.products[0], price_cents: price }] }),
+    );
     expect(error.message).toContain('price_cents');
   });
 
@@ -128,7 +137,9 @@ describe('encode: the size comes first', () => {
     const lesson = hugeMessage();
     const error = refusalOf(() => encodeMessage(lesson.message));
     expect(error.code).toBe('too-large');
-    expect(error.message).toBe(`the message is at least ${MAX_MESSAGE_BYTES} bytes; it must be smaller than ${MAX_MESSAGE_BYTES} bytes (64 KiB)`);
+    expect(error.message).toBe(
+      `the message is at least ${MAX_MESSAGE_BYTES} bytes; it must be smaller than ${MAX_MESSAGE_BYTES} bytes (64 KiB)`,
+    );
     expect(lesson.productsRead()).toBeLessThan(1_000);
 
     const validatingFirst = hugeMessage();
@@ -142,4 +153,3 @@ describe('encode: the size comes first', () => {
     expect(error.message).toContain('total');
   });
 });
-

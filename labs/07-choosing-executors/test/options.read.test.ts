@@ -22,6 +22,8 @@ describe('MESSAGE_CHECK_OPTIONS', () => {
   });
 
   it('When MESSAGE_MAX_BYTES is not a number, Then it is refused naming the variable', () => {
-    expect(() => MESSAGE_CHECK_OPTIONS.read({ env: { MESSAGE_MAX_BYTES: '64k' } })).toThrow(/MESSAGE_MAX_BYTES must be a whole number from 64 to 65536, got "64k"/);
+    expect(() => MESSAGE_CHECK_OPTIONS.read({ env: { MESSAGE_MAX_BYTES: '64k' } })).toThrow(
+      /MESSAGE_MAX_BYTES must be a whole number from 64 to 65536, got "64k"/,
+    );
   });
 });

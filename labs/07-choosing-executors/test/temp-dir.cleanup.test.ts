@@ -42,10 +42,14 @@ describe('the temp dir after lab 07 ran', { timeout: 180_000 }, () => {
     const vitest = join(labDir, 'node_modules', 'vitest', 'vitest.mjs');
     const left = await lab07FoldersLeftBy((tempDir) =>
       // --reporter=default: the child must not overwrite this run's .vitest-result.json.
-      promisify(execFile)(process.execPath, [vitest, 'run', 'test/decision-record.grade.test.ts', '--reporter=default'], {
-        cwd: labDir,
-        env: { ...process.env, TMPDIR: tempDir, FORCE_COLOR: '0' },
-      }),
+      promisify(execFile)(
+        process.execPath,
+        [vitest, 'run', 'test/decision-record.grade.test.ts', '--reporter=default'],
+        {
+          cwd: labDir,
+          env: { ...process.env, TMPDIR: tempDir, FORCE_COLOR: '0' },
+        },
+      ),
     );
     expect(left).toEqual([]);
   });

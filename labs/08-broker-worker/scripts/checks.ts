@@ -7,7 +7,14 @@
 // a Redis that evicts or has no password.
 import { isDeepStrictEqual } from 'node:util';
 import { defineCheck, outcome, sharedScenario, type Check, type CheckOutcome } from '@tasks-lab/lab-kit';
-import { brokerConnection, brokerPort, EXPORT_JOB_NAME, EXPORTS_QUEUE, FAILED_RESULT_TTL_SECONDS, RESULT_TTL_SECONDS } from '../src/broker.ts';
+import {
+  brokerConnection,
+  brokerPort,
+  EXPORT_JOB_NAME,
+  EXPORTS_QUEUE,
+  FAILED_RESULT_TTL_SECONDS,
+  RESULT_TTL_SECONDS,
+} from '../src/broker.ts';
 import { enqueueExport } from '../src/producer.ts';
 import {
   askBroker,
@@ -148,19 +155,28 @@ const short = (id: string | undefined) => (id ?? '?').slice(0, 8);
 const said = (answer: Answer) => ('reply' in answer ? answer.reply : answer.refused);
 
 function judgePing(e: BrokerEvidence): CheckOutcome {
-  return outcome('reply' in e.pingWithPassword && e.pingWithPassword.reply === 'PONG', `PING -> ${said(e.pingWithPassword)} from ${e.where}`);
+  return outcome(
+    'reply' in e.pingWithPassword && e.pingWithPassword.reply === 'PONG',
+    `PING -> ${said(e.pingWithPassword)} from ${e.where}`,
+  );
 }
 
 function judgeNoAuth(e: BrokerEvidence): CheckOutcome {
   const refused = 'refused' in e.pingWithoutPassword && /NOAUTH/.test(e.pingWithoutPassword.refused);
-  const got = 'reply' in e.pingWithoutPassword ? `got ${e.pingWithoutPassword.reply}: the broker is open to anyone` : e.pingWithoutPassword.refused;
+  const got =
+    'reply' in e.pingWithoutPassword
+      ? `got ${e.pingWithoutPassword.reply}: the broker is open to anyone`
+      : e.pingWithoutPassword.refused;
   return outcome(refused, `PING without a password -> ${got}`);
 }
 
 function judgePersistence(e: BrokerEvidence): CheckOutcome {
   const appendonly = said(e.appendonly);
   const policy = said(e.maxmemoryPolicy);
-  return outcome(appendonly === 'yes' && policy === 'noeviction', `CONFIG GET appendonly -> ${appendonly}, maxmemory-policy -> ${policy}`);
+  return outcome(
+    appendonly === 'yes' && policy === 'noeviction',
+    `CONFIG GET appendonly -> ${appendonly}, maxmemory-policy -> ${policy}`,
+  );
 }
 
 function judgeRegistration(e: RoundTripEvidence, queueName: string): CheckOutcome {
@@ -168,7 +184,11 @@ function judgeRegistration(e: RoundTripEvidence, queueName: string): CheckOutcom
   const ownProcess = ready.pid === e.worker.pid && ready.pid !== e.verifyPid;
   const registered = ready.registered.join(', ');
   return outcome(
-    ownProcess && ready.queue === queueName && ready.concurrency === 2 && registered === EXPORT_JOB_NAME && e.workersListedByRedis === 1,
+    ownProcess &&
+      ready.queue === queueName &&
+      ready.concurrency === 2 &&
+      registered === EXPORT_JOB_NAME &&
+      e.workersListedByRedis === 1,
     `worker pid ${ready.pid} (verify is pid ${e.verifyPid}) ready on queue ${ready.queue}, concurrency ${ready.concurrency}, ` +
       `registered: ${registered}; Redis lists ${e.workersListedByRedis} worker(s) on tasks-lab08:${queueName}`,
   );
@@ -207,7 +227,11 @@ function judgeArtifact(e: RoundTripEvidence): CheckOutcome {
 }
 
 function judgeRefusals(e: RefusalEvidence): CheckOutcome {
-  const expected: Record<string, string> = { 'credential field': 'invalid-message', 'path-like id': 'invalid-message', oversized: 'too-large' };
+  const expected: Record<string, string> = {
+    'credential field': 'invalid-message',
+    'path-like id': 'invalid-message',
+    oversized: 'too-large',
+  };
   const allRefused = e.answers.length === 3 && e.answers.every((a) => a.answer === expected[a.label]);
   return outcome(
     allRefused && e.jobsAfter === e.jobsBefore,
@@ -216,11 +240,16 @@ function judgeRefusals(e: RefusalEvidence): CheckOutcome {
 }
 
 function judgeRevalidation(e: RoundTripEvidence): CheckOutcome {
-  const ok = e.bypassed.length === 2 && e.bypassed.every((b) => b.state === 'failed' && /breaks the contract/.test(b.failedReason) && !b.fileWritten);
+  const ok =
+    e.bypassed.length === 2 &&
+    e.bypassed.every((b) => b.state === 'failed' && /breaks the contract/.test(b.failedReason) && !b.fileWritten);
   return outcome(
     ok,
     e.bypassed
-      .map((b) => `${b.label}: ${b.state}${b.failedReason ? ` (${b.failedReason.slice(0, 90)})` : ''}, ${b.fileWritten ? 'FILE WRITTEN' : 'no file'}`)
+      .map(
+        (b) =>
+          `${b.label}: ${b.state}${b.failedReason ? ` (${b.failedReason.slice(0, 90)})` : ''}, ${b.fileWritten ? 'FILE WRITTEN' : 'no file'}`,
+      )
       .join('; '),
   );
 }
@@ -252,7 +281,12 @@ function judgeStoppedWorker(e: StoppedWorkerEvidence): CheckOutcome {
   const timedOut = e.cliTimeoutLine?.startsWith(expectedLine) ?? false;
   const sameId = e.resultJobId === e.jobId;
   return outcome(
-    e.workersListedAfterKill === 0 && e.cliExitCode === 3 && timedOut && e.stateWhileStopped === 'waiting' && e.finalState === 'completed' && sameId,
+    e.workersListedAfterKill === 0 &&
+      e.cliExitCode === 3 &&
+      timedOut &&
+      e.stateWhileStopped === 'waiting' &&
+      e.finalState === 'completed' &&
+      sameId,
     `worker ${e.firstWorkerPid} killed (${e.firstWorkerExit}), Redis lists ${e.workersListedAfterKill} worker(s); ` +
       `CLI exit ${e.cliExitCode}, said "${e.cliTimeoutLine ?? 'nothing about a timeout'}"; job ${short(e.jobId)}… was ${e.stateWhileStopped}; ` +
       `worker ${e.secondWorkerPid} started; job ${e.finalState} ${sameId ? 'under the same id' : `with result for ${short(e.resultJobId)}`}`,
@@ -262,7 +296,11 @@ function judgeStoppedWorker(e: StoppedWorkerEvidence): CheckOutcome {
 function judgeDashboard(e: DashboardEvidence, queueName: string): CheckOutcome {
   const listed = e.queues.find((q) => q.name === queueName);
   return outcome(
-    e.pageStatus === 200 && e.pageContentType.startsWith('text/html') && e.pageIsHtml && e.apiStatus === 200 && listed?.readOnlyMode === true,
+    e.pageStatus === 200 &&
+      e.pageContentType.startsWith('text/html') &&
+      e.pageIsHtml &&
+      e.apiStatus === 200 &&
+      listed?.readOnlyMode === true,
     `GET /admin/queues -> ${e.pageStatus} ${e.pageContentType}; api/queues -> ${e.apiStatus}, queues: ` +
       `${e.queues.map((q) => `${q.name}${q.readOnlyMode ? ' (read-only)' : ' (WRITABLE)'}`).join(', ') || 'none'}`,
   );

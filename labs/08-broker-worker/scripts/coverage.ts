@@ -41,12 +41,17 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'The worker writes only inside the lab folder, under a checked and canonical (lower-case) job id',
-    gradedBy: ['test:artifact-id-checked-before-path', 'test:artifact-name-canonical', 'test:one-job-per-uuid-spelling'],
+    gradedBy: [
+      'test:artifact-id-checked-before-path',
+      'test:artifact-name-canonical',
+      'test:one-job-per-uuid-spelling',
+    ],
   },
   {
     section: 'implementation-decision',
     item: 'In production the file goes to storage every worker and reader can reach; a local folder is for one machine',
-    docOnly: 'every process of the lab runs on one machine, so there is no second machine whose view of the folder could be observed',
+    docOnly:
+      'every process of the lab runs on one machine, so there is no second machine whose view of the folder could be observed',
   },
   {
     section: 'implementation-decision',
@@ -90,7 +95,7 @@ export const COVERAGE = coverage([
   },
   {
     section: 'acceptance',
-    item: "The file matches the input, and the job id traces the export from submit to file",
+    item: 'The file matches the input, and the job id traces the export from submit to file',
     gradedBy: ['check:artifact-equals-snapshot', 'check:job-id-is-business-id'],
   },
   {
@@ -130,7 +135,12 @@ export const COVERAGE = coverage([
   {
     section: 'exercise',
     item: 'Stop the worker, submit, get an id but no result; start the worker and look the export up again by the same id',
-    gradedBy: ['test:lookup-pending-while-stopped', 'test:lookup-completed-same-id', 'test:lookup-unknown-id', 'test:lookup-failed-reason'],
+    gradedBy: [
+      'test:lookup-pending-while-stopped',
+      'test:lookup-completed-same-id',
+      'test:lookup-unknown-id',
+      'test:lookup-failed-reason',
+    ],
   },
 
   // ---- deep dive (the concept review)
@@ -147,6 +157,10 @@ export const COVERAGE = coverage([
   {
     section: 'deep-dive',
     item: 'Waiting for a result is bounded: BullMQ listens on QueueEvents with a timer, which must stay under 2^31-1 ms',
-    gradedBy: ['test:wait-over-timer-limit-refused', 'test:timeout-over-timer-limit-refused', 'test:submit-wait-really-waits'],
+    gradedBy: [
+      'test:wait-over-timer-limit-refused',
+      'test:timeout-over-timer-limit-refused',
+      'test:submit-wait-really-waits',
+    ],
   },
 ]);

@@ -7,9 +7,24 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_MESSAGE_BYTES, MessageContractError, messageOfSize, sampleMessage, type ExportMessage } from '@tasks-lab/07-choosing-executors';
+import {
+  MAX_MESSAGE_BYTES,
+  MessageContractError,
+  messageOfSize,
+  sampleMessage,
+  type ExportMessage,
+} from '@tasks-lab/07-choosing-executors';
 import { countLeakedSecrets } from '@tasks-lab/infra';
-import { errorMessage, launchProcess, sleep, startTsProcess, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
+import {
+  errorMessage,
+  launchProcess,
+  sleep,
+  startTsProcess,
+  waitFor,
+  withResources,
+  type LabProcess,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import type { JobState } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { ARTIFACTS_DIR, LAB_DIR, sha256, type ArtifactResult } from '../src/artifacts.ts';
@@ -48,24 +63,39 @@ const WAIT_MS = 30_000;
  */
 function quickClient(res: Resources, options: RedisOptions): Promise<Redis> {
   // No ready check: it would send INFO first, and a refused INFO hides the NOAUTH reply we want to see.
-  const client = new Redis({ ...options, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false });
+  const client = new Redis({
+    ...options,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    enableReadyCheck: false,
+  });
   client.on('error', () => {});
   res.add(client, (c) => c.disconnect());
   return client.connect().then(() => client);
 }
 
 async function openExportsQueue(res: Resources, parts: LabParts, queueName = parts.queueName): Promise<ExportsQueue> {
-  return res.add(await openQueue(exportsAddress(queueName), { connection: parts.connection }), (queue) => queue.close());
+  return res.add(await openQueue(exportsAddress(queueName), { connection: parts.connection }), (queue) =>
+    queue.close(),
+  );
 }
 
 function launchWorker(res: Resources, parts: LabParts, queueName = parts.queueName): Promise<LabProcess> {
-  return launchProcess(parts.workerScript, { cwd: LAB_DIR, env: { EXPORTS_QUEUE: queueName }, ready: WORKER_READY, resources: res });
+  return launchProcess(parts.workerScript, {
+    cwd: LAB_DIR,
+    env: { EXPORTS_QUEUE: queueName },
+    ready: WORKER_READY,
+    resources: res,
+  });
 }
 
 /** Fails clearly when some other worker (a `pnpm worker` left running) consumes the queue. */
 async function assertNoOtherWorkers(queue: ExportsQueue): Promise<void> {
   const count = await queue.getWorkersCount();
-  if (count > 0) throw new Error(`${count} worker(s) already consume queue "${queue.name}"; stop your own \`pnpm worker\` first`);
+  if (count > 0)
+    throw new Error(`${count} worker(s) already consume queue "${queue.name}"; stop your own \`pnpm worker\` first`);
 }
 
 /** A command's reply, or the first line of the error that refused it. */
@@ -161,7 +191,10 @@ export function roundTrip(parts: LabParts, signal: AbortSignal): Promise<RoundTr
     const result = done.job.returnvalue ?? undefined;
 
     // A producer with no contract and free job names: what the worker must defend against.
-    const careless = res.add(await openQueue<unknown, unknown, string>(exportsAddress(parts.queueName), { connection: parts.connection }), (q) => q.close());
+    const careless = res.add(
+      await openQueue<unknown, unknown, string>(exportsAddress(parts.queueName), { connection: parts.connection }),
+      (q) => q.close(),
+    );
     const kept = { removeOnComplete: { age: 60 }, removeOnFail: { age: 600 } };
     const addCarelessly = async (name: string, data: unknown, attempts = 1) => {
       const job = await enqueue(careless, name, data, { jobId: randomUUID(), jobOptions: { ...kept, attempts } });
@@ -172,17 +205,33 @@ export function roundTrip(parts: LabParts, signal: AbortSignal): Promise<RoundTr
     const withCredentials = { ...oneProductSnapshot(), password: 'not-a-real-secret' };
     const pathLikeId = { ...oneProductSnapshot(), job_id: '../../etc/passwd' };
     const bypassed: RoundTripEvidence['bypassed'] = [];
-    for (const [label, data] of [['credential field', withCredentials], ['path-like id', pathLikeId]] as const) {
+    for (const [label, data] of [
+      ['credential field', withCredentials],
+      ['path-like id', pathLikeId],
+    ] as const) {
       const end = await addCarelessly('products.export', data);
       bypassed.push({ ...end, label, fileWritten: existsSync(join(ARTIFACTS_DIR, `${data.job_id}.json`)) });
     }
 
     return {
       verifyPid: process.pid,
-      worker: { pid: worker.pid, ready: { pid: Number(pid), queue: queueName, concurrency: Number(concurrency), registered: registered.trim().split(/,\s*/) } },
+      worker: {
+        pid: worker.pid,
+        ready: {
+          pid: Number(pid),
+          queue: queueName,
+          concurrency: Number(concurrency),
+          registered: registered.trim().split(/,\s*/),
+        },
+      },
       workersListedByRedis,
       message,
-      job: { ...settled(done.job, done.state), result, removeOnComplete: done.job.opts.removeOnComplete, removeOnFail: done.job.opts.removeOnFail },
+      job: {
+        ...settled(done.job, done.state),
+        result,
+        removeOnComplete: done.job.opts.removeOnComplete,
+        removeOnFail: done.job.opts.removeOnFail,
+      },
       keyTtl,
       file: readArtifact(result),
       unknownName,
@@ -222,7 +271,10 @@ export function refusedBeforeRedis(parts: LabParts, signal: AbortSignal): Promis
         await parts.enqueue(queue, message);
         answers.push({ label, answer: 'accepted' });
       } catch (err) {
-        answers.push({ label, answer: err instanceof MessageContractError ? err.problem : `unexpected: ${errorMessage(err)}` });
+        answers.push({
+          label,
+          answer: err instanceof MessageContractError ? err.problem : `unexpected: ${errorMessage(err)}`,
+        });
       }
     }
     return { jobsBefore, jobsAfter: await queue.count(), answers };
@@ -260,7 +312,12 @@ export function lazyRemoval(parts: LabParts, signal: AbortSignal): Promise<LazyR
     const second = await parts.enqueue(queue, oneProductSnapshot(), shortLived);
     await waitForFinalState(queue, second.id ?? '', { states: ['completed'], signal: res.signal, timeoutMs: WAIT_MS });
     // BullMQ sweeps old results inside the script that completes the next job.
-    return { ageSeconds: LAZY_REMOVAL.ageSeconds, waitedMs: LAZY_REMOVAL.waitMs, stateWhenExpired, stateAfterNextJob: await queue.getJobState(first.id ?? '') };
+    return {
+      ageSeconds: LAZY_REMOVAL.ageSeconds,
+      waitedMs: LAZY_REMOVAL.waitMs,
+      stateWhenExpired,
+      stateAfterNextJob: await queue.getJobState(first.id ?? ''),
+    };
   });
 }
 
@@ -283,7 +340,11 @@ export interface StoppedWorkerEvidence {
 }
 
 /** Kill the worker, submit through the CLI, let its wait run out, start a new worker. */
-export function stoppedWorker(parts: LabParts, waitSeconds: number, signal: AbortSignal): Promise<StoppedWorkerEvidence> {
+export function stoppedWorker(
+  parts: LabParts,
+  waitSeconds: number,
+  signal: AbortSignal,
+): Promise<StoppedWorkerEvidence> {
   return withResources(signal, async (res) => {
     const queue = await openExportsQueue(res, parts);
     await assertNoOtherWorkers(queue);
@@ -293,10 +354,17 @@ export function stoppedWorker(parts: LabParts, waitSeconds: number, signal: Abor
     const workersListedAfterKill = await waitFor('Redis to list no worker', async () => {
       const count = await queue.getWorkersCount();
       return count === 0 ? { count } : undefined;
-    }).then(({ count }) => count, () => -1);
+    }).then(
+      ({ count }) => count,
+      () => -1,
+    );
 
     const cli = res.add(
-      startTsProcess('src/submit.ts', { cwd: LAB_DIR, args: ['--timeout-s', String(waitSeconds)], env: { EXPORTS_QUEUE: parts.queueName } }),
+      startTsProcess('src/submit.ts', {
+        cwd: LAB_DIR,
+        args: ['--timeout-s', String(waitSeconds)],
+        env: { EXPORTS_QUEUE: parts.queueName },
+      }),
       (p) => p.kill('SIGKILL'),
     );
     const cliExit = await cli.exited;
@@ -317,7 +385,12 @@ export function stoppedWorker(parts: LabParts, waitSeconds: number, signal: Abor
 
     const second = await launchWorker(res, parts);
     const end = await waitForFinalState(queue, jobId, { signal: res.signal, timeoutMs: WAIT_MS });
-    return { ...evidence, secondWorkerPid: second.pid, finalState: end.state, resultJobId: end.job.returnvalue?.job_id };
+    return {
+      ...evidence,
+      secondWorkerPid: second.pid,
+      finalState: end.state,
+      resultJobId: end.job.returnvalue?.job_id,
+    };
   });
 }
 
@@ -365,7 +438,10 @@ export interface PrintedEvidence {
 export function printedOutputs(parts: LabParts, signal: AbortSignal): Promise<PrintedEvidence> {
   return withResources(signal, async (res) => {
     const run = async (script: string, args: string[] = []) => {
-      const proc = res.add(startTsProcess(script, { cwd: LAB_DIR, args, env: { EXPORTS_QUEUE: parts.queueName } }), (p) => p.kill('SIGKILL'));
+      const proc = res.add(
+        startTsProcess(script, { cwd: LAB_DIR, args, env: { EXPORTS_QUEUE: parts.queueName } }),
+        (p) => p.kill('SIGKILL'),
+      );
       await proc.exited;
       return proc.output();
     };
@@ -378,6 +454,12 @@ export function printedOutputs(parts: LabParts, signal: AbortSignal): Promise<Pr
       ['pnpm worker', worker.output()],
       ['pnpm submit', submit],
     ] as const;
-    return { outputs: outputs.map(([source, text]) => ({ source, chars: text.length, secretsFound: countLeakedSecrets(text) })) };
+    return {
+      outputs: outputs.map(([source, text]) => ({
+        source,
+        chars: text.length,
+        secretsFound: countLeakedSecrets(text),
+      })),
+    };
   });
 }

@@ -80,7 +80,8 @@ export class BrokerUnreachableError extends CodedError {
 export function brokerHint(options: RedisOptions, reason: string): string {
   const where = `on this machine the lab's Redis is ${HOST}:${brokerPort()} (use brokerConnection())`;
   const host = options.host ?? HOST;
-  if (/NOAUTH|WRONGPASS/.test(reason)) return `the broker answered but refused the password: ${where}, which reads it from .env.tasks`;
+  if (/NOAUTH|WRONGPASS/.test(reason))
+    return `the broker answered but refused the password: ${where}, which reads it from .env.tasks`;
   if (host !== HOST && host !== 'localhost') {
     return `${where}; "${host}" is a name inside a Docker Compose network, reachable only from another container on it`;
   }
@@ -96,7 +97,10 @@ export function brokerHint(options: RedisOptions, reason: string): string {
  * ENOTFOUND or ECONNREFUSED line every second. A process calls this first, so a wrong
  * address ends it at once with BrokerUnreachableError.
  */
-export async function assertBrokerReachable(options: RedisOptions = brokerConnection(), timeoutMs = BROKER_REACH_TIMEOUT_MS): Promise<void> {
+export async function assertBrokerReachable(
+  options: RedisOptions = brokerConnection(),
+  timeoutMs = BROKER_REACH_TIMEOUT_MS,
+): Promise<void> {
   const client = new Redis({
     ...options,
     lazyConnect: true,

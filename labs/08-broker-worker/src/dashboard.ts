@@ -71,7 +71,12 @@ const boundedPaging: RequestHandler = (req, res, next) => {
     if (raw === undefined) continue;
     const value = typeof raw === 'string' && /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
     if (!(value >= 1 && value <= max)) {
-      return refuse(res, 400, 'invalid-query', `${field} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw).slice(0, 40)}`);
+      return refuse(
+        res,
+        400,
+        'invalid-query',
+        `${field} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw).slice(0, 40)}`,
+      );
     }
   }
   next();
@@ -94,6 +99,9 @@ function clientErrors(log: (line: string) => void): ErrorRequestHandler {
 }
 
 function httpStatusOf(err: unknown): number {
-  const status = typeof err === 'object' && err !== null ? ((err as { status?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode) : undefined;
+  const status =
+    typeof err === 'object' && err !== null
+      ? ((err as { status?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode)
+      : undefined;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
 }

@@ -45,7 +45,12 @@ export interface StartExportWorkerOptions<Name extends string> extends Partial<W
  * checked like WORKER_OPTIONS from the environment: a concurrency of 0 is refused);
  * the environment itself is read by the worker process, not here.
  */
-export function startExportWorker<Name extends string = ExportJobName>(options: StartExportWorkerOptions<Name>): ExportsWorker<Name> {
+export function startExportWorker<Name extends string = ExportJobName>(
+  options: StartExportWorkerOptions<Name>,
+): ExportsWorker<Name> {
   const settings = WORKER_OPTIONS.read({ env: {}, overrides: options });
-  return startWorker(exportsAddress(settings.queueName), options.handlers, { ...settings, connection: options.connection });
+  return startWorker(exportsAddress(settings.queueName), options.handlers, {
+    ...settings,
+    connection: options.connection,
+  });
 }

@@ -51,8 +51,22 @@ export {
 } from './broker.ts';
 export type { ExportJobName, BrokerSettings } from './broker.ts';
 export { WORKER_OPTIONS, SUBMIT_OPTIONS, EXPORT_SUBMIT_OPTIONS, SERVER_OPTIONS } from './options.ts';
-export type { WorkerOptionValues, SubmitOptionValues, ExportSubmitOptionValues, ServerOptionValues } from './options.ts';
-export { LAB_DIR, ARTIFACTS_DIR, InvalidArtifactIdError, canonicalJobId, safeArtifactId, artifactPath, writeArtifact, sha256 } from './artifacts.ts';
+export type {
+  WorkerOptionValues,
+  SubmitOptionValues,
+  ExportSubmitOptionValues,
+  ServerOptionValues,
+} from './options.ts';
+export {
+  LAB_DIR,
+  ARTIFACTS_DIR,
+  InvalidArtifactIdError,
+  canonicalJobId,
+  safeArtifactId,
+  artifactPath,
+  writeArtifact,
+  sha256,
+} from './artifacts.ts';
 export type { ArtifactResult, ArtifactOptions } from './artifacts.ts';
 export { checkExportMessage, enqueueExport, AlreadySubmittedError } from './producer.ts';
 export type { ExportsQueue, ExportJob, Retention } from './producer.ts';

@@ -11,14 +11,26 @@
 //   SUBMIT_ROWS          1        how many products `pnpm submit` puts in its snapshot (also --rows)
 //   PORT                 8000     the dashboard's port (0: any free port)
 import { defineOptions, durationMs, name, wholeNumber } from '@tasks-lab/lab-kit';
+import { SERVER_OPTIONS as STATE_SERVER_OPTIONS } from '@tasks-lab/01-state-machine';
 import { EXPORTS_QUEUE } from './broker.ts';
 
 /** The worker's options. Labs 09 and 10 spread `WORKER_OPTIONS.specs` into their own. */
 export const WORKER_OPTIONS = defineOptions({
+  /**
+   * The BullMQ queue every process of the lab uses (producer, worker, dashboard).
+   * @defaultValue EXPORTS_QUEUE (`exports`)
+   */
   queueName: name('EXPORTS_QUEUE', EXPORTS_QUEUE),
+  /** Jobs one worker process runs at once: the course's `celery --concurrency=2`. @defaultValue 2 */
   concurrency: wholeNumber('WORKER_CONCURRENCY', 2, { min: 1, max: 64 }),
+  /**
+   * How long a running job's lock lasts between two renewals; a worker that stops renewing loses the job after it
+   * (BullMQ's own default). @defaultValue 30000
+   */
   lockDurationMs: durationMs('LOCK_DURATION_MS', 30_000),
+  /** How often a worker looks for jobs whose lock lapsed (BullMQ's own default). @defaultValue 30000 */
   stalledIntervalMs: durationMs('STALLED_INTERVAL_MS', 30_000),
+  /** How many times a stalled job is run again before it fails (BullMQ's own default; lesson 09). @defaultValue 1 */
   maxStalledCount: wholeNumber('MAX_STALLED_COUNT', 1, { min: 0, max: 100 }),
 });
 export type WorkerOptionValues = ReturnType<typeof WORKER_OPTIONS.defaults>;
@@ -30,6 +42,7 @@ export type WorkerOptionValues = ReturnType<typeof WORKER_OPTIONS.defaults>;
  */
 export const SUBMIT_OPTIONS = defineOptions({
   queueName: WORKER_OPTIONS.specs.queueName,
+  /** How long `pnpm submit` waits for the job's result (also `--timeout-s`). @defaultValue 15 */
   waitSeconds: wholeNumber('SUBMIT_TIMEOUT_S', 15, { min: 1, max: 3600 }),
 });
 export type SubmitOptionValues = ReturnType<typeof SUBMIT_OPTIONS.defaults>;
@@ -37,6 +50,7 @@ export type SubmitOptionValues = ReturnType<typeof SUBMIT_OPTIONS.defaults>;
 /** This lab's `pnpm submit`: SUBMIT_OPTIONS plus how many products its snapshot holds. */
 export const EXPORT_SUBMIT_OPTIONS = defineOptions({
   ...SUBMIT_OPTIONS.specs,
+  /** How many products `pnpm submit` puts in its snapshot (also `--rows`). @defaultValue 1 */
   rows: wholeNumber('SUBMIT_ROWS', 1, { min: 1, max: 100 }),
 });
 export type ExportSubmitOptionValues = ReturnType<typeof EXPORT_SUBMIT_OPTIONS.defaults>;
@@ -44,6 +58,6 @@ export type ExportSubmitOptionValues = ReturnType<typeof EXPORT_SUBMIT_OPTIONS.d
 /** `pnpm start`: which queue the dashboard shows, on which port. */
 export const SERVER_OPTIONS = defineOptions({
   queueName: WORKER_OPTIONS.specs.queueName,
-  port: wholeNumber('PORT', 8000, { min: 0, max: 65_535 }),
+  port: STATE_SERVER_OPTIONS.specs.port,
 });
 export type ServerOptionValues = ReturnType<typeof SERVER_OPTIONS.defaults>;

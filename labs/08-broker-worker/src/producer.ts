@@ -53,13 +53,20 @@ export class AlreadySubmittedError extends CodedError {
  * refused with AlreadySubmittedError instead of being dropped without a word.
  * `retention` is for the lazy-removal demonstration; every real submit keeps the course's.
  */
-export async function enqueueExport(queue: ExportsQueue, message: unknown, retention: Retention = RESULT_RETENTION): Promise<ExportJob> {
+export async function enqueueExport(
+  queue: ExportsQueue,
+  message: unknown,
+  retention: Retention = RESULT_RETENTION,
+): Promise<ExportJob> {
   const checked = checkExportMessage(message);
   const added = await enqueue(queue, EXPORT_JOB_NAME, checked, { jobId: checked.job_id, jobOptions: retention });
   const stored = await queue.getJob(checked.job_id);
   if (!stored) return added; // already finished and swept by its retention: nothing to compare with
   if (!isDeepStrictEqual(stored.data, checked)) {
-    throw new AlreadySubmittedError(checked.job_id, `Redis holds ${stored.data.products.length} product(s), this submit sent ${checked.products.length}`);
+    throw new AlreadySubmittedError(
+      checked.job_id,
+      `Redis holds ${stored.data.products.length} product(s), this submit sent ${checked.products.length}`,
+    );
   }
   return stored;
 }

@@ -59,7 +59,10 @@ export async function openQueue<Data, Result, Name extends string = string>(
 ): Promise<Queue<Data, Result, Name>> {
   const connection = { ...(options.connection ?? brokerConnection()) };
   if (options.failFast ?? true) connection.enableOfflineQueue = false;
-  const queue = new Queue<Data, Result, Name>(address.queueName, { connection: queueConnection(connection), prefix: address.prefix });
+  const queue = new Queue<Data, Result, Name>(address.queueName, {
+    connection: queueConnection(connection),
+    prefix: address.prefix,
+  });
   // An error event with no listener would crash the process; the failed call reports it anyway.
   queue.on('error', () => {});
   try {
@@ -75,7 +78,10 @@ export async function openQueue<Data, Result, Name extends string = string>(
  * The queue's event stream, subscribed and ready. Open it BEFORE adding the job you
  * want to hear about: a fast worker can finish a job before a late subscriber listens.
  */
-export async function openQueueEvents<Result>(address: QueueAddress, options: { connection?: RedisOptions } = {}): Promise<QueueEvents<Result>> {
+export async function openQueueEvents<Result>(
+  address: QueueAddress,
+  options: { connection?: RedisOptions } = {},
+): Promise<QueueEvents<Result>> {
   const events = new QueueEvents<Result>(address.queueName, {
     connection: queueConnection(options.connection ?? brokerConnection()),
     prefix: address.prefix,
@@ -112,7 +118,9 @@ export async function enqueue<Data, Result, Name extends string>(
   options: EnqueueOptions<Data>,
 ): Promise<Job<Data, Result, Name>> {
   if (options.jobId.includes(':') || /^\d+$/.test(options.jobId)) {
-    throw new TypeError(`BullMQ job id ${JSON.stringify(options.jobId.slice(0, 80))} must not contain ':' or be a plain integer`);
+    throw new TypeError(
+      `BullMQ job id ${JSON.stringify(options.jobId.slice(0, 80))} must not contain ':' or be a plain integer`,
+    );
   }
   const checked = options.validate ? options.validate(data) : data;
   return (await queue.add(name as Parameters<typeof queue.add>[0], checked as Parameters<typeof queue.add>[1], {
@@ -126,7 +134,11 @@ export async function enqueue<Data, Result, Name extends string>(
  * and the worker's lock token for this job: a handler that puts its job back for later
  * (`job.moveToDelayed(timestamp, token)`, then BullMQ's DelayedError) needs it (lesson 15).
  */
-export type JobHandler<Data, Result, Name extends string = string> = (job: Job<Data, Result, Name>, signal?: AbortSignal, token?: string) => Promise<Result>;
+export type JobHandler<Data, Result, Name extends string = string> = (
+  job: Job<Data, Result, Name>,
+  signal?: AbortSignal,
+  token?: string,
+) => Promise<Result>;
 
 /** Job name -> handler: the worker's "registered tasks" (BullMQ has no @app.task registry). */
 export type JobHandlers<Data, Result, Name extends string> = Record<Name, JobHandler<Data, Result, Name>>;
@@ -229,7 +241,10 @@ export async function waitForFinalState<Data, Result, Name extends string>(
       options.signal?.throwIfAborted();
       last = `last error: ${errorMessage(err)}`;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for job ${jobId} to reach ${states.join(' or ')} (${last})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for job ${jobId} to reach ${states.join(' or ')} (${last})`,
+      );
     await sleep(100, options.signal);
   }
 }
@@ -270,7 +285,7 @@ export async function waitForResult<Data, Result, Name extends string>(
     throw new RangeError(`the wait must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${ttlMs}`);
   }
   try {
-    return (await job.waitUntilFinished(events as QueueEvents, ttlMs)) as Result;
+    return await job.waitUntilFinished(events, ttlMs);
   } catch (err) {
     if (!/timed out before finishing/.test(errorMessage(err))) throw err;
     throw new ResultTimeoutError(job.id ?? '?', ttlMs, await job.getState());

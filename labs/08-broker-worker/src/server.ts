@@ -3,7 +3,15 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureInfra } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import {
+  createHttpServer,
+  HTTP_TIMEOUT_OPTIONS,
+  idempotent,
+  onShutdown,
+  runMain,
+  SECOND,
+  type HttpTimeouts,
+} from '@tasks-lab/lab-kit';
 import type { RedisOptions } from 'ioredis';
 import { EXPORTS_QUEUE, exportsAddress } from './broker.ts';
 import { createDashboardApp, DASHBOARD_PATH, type AnyQueue } from './dashboard.ts';
@@ -23,6 +31,12 @@ export interface DashboardOptions {
   /** @defaultValue ["exports"] */
   queueNames?: string[];
   connection?: RedisOptions;
+  /**
+   * Lesson 01's request and header timeouts: a client that stops half-way gets a JSON 408 and a
+   * closed connection. @defaultValue from HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS and
+   * HTTP_KEEP_ALIVE_TIMEOUT_MS, else 10 s, 5 s and 5 s
+   */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export async function startDashboardServer(options: DashboardOptions = {}): Promise<DashboardServer> {
@@ -32,7 +46,7 @@ export async function startDashboardServer(options: DashboardOptions = {}): Prom
     for (const name of options.queueNames ?? [EXPORTS_QUEUE]) {
       queues.push(await openQueue(exportsAddress(name), { connection: options.connection }));
     }
-    const server = await listen(createDashboardApp(queues), options.port ?? 0);
+    const server = await listen(createDashboardApp(queues), options.port ?? 0, options.httpTimeouts);
     const { port } = server.address() as AddressInfo;
     return {
       url: `http://127.0.0.1:${port}`,
@@ -48,9 +62,19 @@ export async function startDashboardServer(options: DashboardOptions = {}): Prom
   }
 }
 
-function listen(app: ReturnType<typeof createDashboardApp>, port: number): Promise<Server> {
+function listen(
+  app: ReturnType<typeof createDashboardApp>,
+  port: number,
+  timeouts: Partial<HttpTimeouts> = {},
+): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(server)));
+    // Inside the promise: a bad timeout value (OptionsError) is a rejection, like a taken port (EADDRINUSE).
+    const server = createHttpServer(app, HTTP_TIMEOUT_OPTIONS.read({ overrides: timeouts }));
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 

@@ -43,8 +43,21 @@ export class UsageError extends CodedError {
 
 /** Product `n` of the CLI's snapshot; product 1 is the lesson's desk lamp. */
 function snapshotProduct(n: number): ProductSnapshot {
-  if (n === 1) return { id: 1, name: 'Desk lamp', description: 'one-product snapshot for lesson 08', is_active: true, price_cents: 2599 };
-  return { id: n, name: `Desk lamp no. ${n}`, description: 'snapshot for lesson 08', is_active: true, price_cents: 2599 + n };
+  if (n === 1)
+    return {
+      id: 1,
+      name: 'Desk lamp',
+      description: 'one-product snapshot for lesson 08',
+      is_active: true,
+      price_cents: 2599,
+    };
+  return {
+    id: n,
+    name: `Desk lamp no. ${n}`,
+    description: 'snapshot for lesson 08',
+    is_active: true,
+    price_cents: 2599 + n,
+  };
 }
 
 /** A snapshot of `rows` products under `jobId`: the same arguments always give the same snapshot. */
@@ -78,7 +91,12 @@ export function readSubmitOptions(argv: readonly string[], env: NodeJS.ProcessEn
   try {
     ({ values } = parseArgs({
       args,
-      options: { 'timeout-s': { type: 'string' }, 'job-id': { type: 'string' }, rows: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'timeout-s': { type: 'string' },
+        'job-id': { type: 'string' },
+        rows: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -87,7 +105,10 @@ export function readSubmitOptions(argv: readonly string[], env: NodeJS.ProcessEn
   }
   const fromFlags: NodeJS.ProcessEnv = {};
   const { specs } = EXPORT_SUBMIT_OPTIONS;
-  for (const [flag, variable] of [['timeout-s', specs.waitSeconds.env], ['rows', specs.rows.env]] as const) {
+  for (const [flag, variable] of [
+    ['timeout-s', specs.waitSeconds.env],
+    ['rows', specs.rows.env],
+  ] as const) {
     const value = values[flag];
     if (value === undefined) continue;
     if (value === '') throw new UsageError(`--${flag} needs a value`);

@@ -35,7 +35,10 @@ export async function runWorkerProcess<Name extends string = ExportJobName>(
   console.log(describeBroker(connection));
   await assertBrokerReachable(connection);
   const worker = startExportWorker({ ...settings, handlers, connection });
-  onShutdown(idempotent(() => worker.close()), { graceMs: SHUTDOWN_GRACE_MS });
+  onShutdown(
+    idempotent(() => worker.close()),
+    { graceMs: SHUTDOWN_GRACE_MS },
+  );
 
   worker.on('completed', (job, result) => {
     console.log(`completed ${job.name} ${job.id}: ${JSON.stringify(result)}`);

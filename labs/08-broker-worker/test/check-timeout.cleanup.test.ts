@@ -30,7 +30,9 @@ async function closeClient(client: Redis): Promise<void> {
 const clientNames = async () => String(await admin.client('LIST'));
 
 describe('a check that hangs', () => {
-  it('When it outlasts its time limit while holding a worker process and a Redis connection, Then both are gone and the next check passes', { timeout: 90_000 }, async () => {
+  it('When it outlasts its time limit while holding a worker process and a Redis connection, Then both are gone and the next check passes', {
+    timeout: 90_000,
+  }, async () => {
     const connectionName = `lab08-hanging-check-${randomUUID().slice(0, 8)}`;
     const held: { workerPid?: number; client?: Redis; listedWhileHeld?: boolean } = {};
     const hanging = defineCheck({
@@ -39,7 +41,12 @@ describe('a check that hangs', () => {
       timeoutMs: 8_000,
       scenario: (signal) =>
         withResources(signal, async (res) => {
-          const worker = await launchProcess('src/worker.ts', { cwd: LAB_DIR, env: { EXPORTS_QUEUE: queueName }, ready: WORKER_READY, resources: res });
+          const worker = await launchProcess('src/worker.ts', {
+            cwd: LAB_DIR,
+            env: { EXPORTS_QUEUE: queueName },
+            ready: WORKER_READY,
+            resources: res,
+          });
           held.workerPid = worker.pid;
           const client = res.add(new Redis({ ...brokerConnection(), connectionName }), closeClient);
           held.client = client;

@@ -59,9 +59,18 @@ describe('the checks can fail', () => {
     expect(checkIdProblems(buildChecks())).toEqual([]);
   });
 
-  it("When the lesson's own parts are used, Then the round-trip checks pass (so the failures below come from the broken parts)", { timeout: 90_000 }, async () => {
+  it("When the lesson's own parts are used, Then the round-trip checks pass (so the failures below come from the broken parts)", {
+    timeout: 90_000,
+  }, async () => {
     const checks = buildChecks(on('control'));
-    const ids = ['worker-registers-export-job', 'unknown-job-name-refused', 'job-id-is-business-id', 'artifact-equals-snapshot', 'worker-revalidates-message', 'result-kept-one-hour'];
+    const ids = [
+      'worker-registers-export-job',
+      'unknown-job-name-refused',
+      'job-id-is-business-id',
+      'artifact-equals-snapshot',
+      'worker-revalidates-message',
+      'result-kept-one-hour',
+    ];
     for (const id of ids) {
       const result = await runCheck(findCheck(checks, id));
       expect(result.ok, `${id}: ${result.observed}`).toBe(true);
@@ -70,50 +79,120 @@ describe('the checks can fail', () => {
 
   const suite = canFailSuite(buildChecks);
 
-  suite.breaks('broker-answers-with-password', 'the connection carries no password', () => on('ping', { connection: { ...brokerConnection(), password: undefined } }), {
-    observed: /NOAUTH/,
-  });
-  suite.breaks('broker-refuses-anonymous-client', 'the Redis has no requirepass', () => privateRedis({ requirepass: '' }), {
-    observed: /got PONG/,
-  });
-  suite.breaks('broker-persists-never-evicts', 'the Redis may evict keys (allkeys-lru)', () => privateRedis({ 'maxmemory-policy': 'allkeys-lru' }), {
-    observed: /maxmemory-policy -> allkeys-lru/,
-  });
-  suite.breaks('worker-registers-export-job', 'the worker registers "products.exports"', () => on('misnamed', { workerScript: fixture('misnamed-worker') }), {
-    observed: /registered: products\.exports/,
-  });
-  suite.breaks('unknown-job-name-refused', 'the worker refuses an unknown name with a plain (retried) Error', () => on('retried', { workerScript: fixture('retried-refusal-worker') }), {
-    observed: /after 3 attempt/,
-  });
-  suite.breaks('job-id-is-business-id', 'the producer lets BullMQ pick the job id', () => on('bullmq-id', { enqueue: enqueueWithoutBusinessId }), {
-    observed: /\(different\)/,
-  });
-  suite.breaks('artifact-equals-snapshot', 'the worker writes every price one cent higher', () => on('tampering', { workerScript: fixture('tampering-worker') }), {
-    observed: /DIFFERS from/,
-  });
-  suite.breaks('invalid-message-refused-before-redis', 'the producer skips the message contract', () => on('unchecked', { enqueue: enqueueUnchecked }), {
-    observed: /accepted/,
-  });
-  suite.breaks('worker-revalidates-message', 'the worker trusts the job data', () => on('trusting', { workerScript: fixture('trusting-worker') }), {
-    observed: /FILE WRITTEN/,
-  });
-  suite.breaks('result-kept-one-hour', 'the producer sets no retention', () => on('no-retention', { enqueue: enqueueWithoutRetention }), {
-    observed: /removeOnComplete not set/,
-  });
-  suite.breaks('removal-is-lazy', 'the producer ignores the retention it is given', () => on('lazy', { enqueue: enqueueWithoutRetention }), {
-    observed: /after the next job completed it was "completed"/,
-  });
-  suite.breaks('drill-stopped-worker', 'the replacement worker registers another job name', () => on('drill', { workerScript: fixture('misnamed-worker') }), {
-    observed: /job failed/,
-    timeoutMs: 150_000,
-  });
-  suite.breaks('dashboard-lists-queue', 'the dashboard ignores EXPORTS_QUEUE', () => on('dashboard', { serverScript: fixture('fixed-queue-dashboard') }), {
-    observed: /queues: exports \(read-only\)$/,
-  });
-  suite.breaks('no-output-shows-password', 'the worker prints its connection options', () => on('leaky', { workerScript: fixture('leaky-worker') }), {
-    observed: /a password appears in what pnpm worker printed/,
-    timeoutMs: 120_000,
-  });
+  suite.breaks(
+    'broker-answers-with-password',
+    'the connection carries no password',
+    () => on('ping', { connection: { ...brokerConnection(), password: undefined } }),
+    {
+      observed: /NOAUTH/,
+    },
+  );
+  suite.breaks(
+    'broker-refuses-anonymous-client',
+    'the Redis has no requirepass',
+    () => privateRedis({ requirepass: '' }),
+    {
+      observed: /got PONG/,
+    },
+  );
+  suite.breaks(
+    'broker-persists-never-evicts',
+    'the Redis may evict keys (allkeys-lru)',
+    () => privateRedis({ 'maxmemory-policy': 'allkeys-lru' }),
+    {
+      observed: /maxmemory-policy -> allkeys-lru/,
+    },
+  );
+  suite.breaks(
+    'worker-registers-export-job',
+    'the worker registers "products.exports"',
+    () => on('misnamed', { workerScript: fixture('misnamed-worker') }),
+    {
+      observed: /registered: products\.exports/,
+    },
+  );
+  suite.breaks(
+    'unknown-job-name-refused',
+    'the worker refuses an unknown name with a plain (retried) Error',
+    () => on('retried', { workerScript: fixture('retried-refusal-worker') }),
+    {
+      observed: /after 3 attempt/,
+    },
+  );
+  suite.breaks(
+    'job-id-is-business-id',
+    'the producer lets BullMQ pick the job id',
+    () => on('bullmq-id', { enqueue: enqueueWithoutBusinessId }),
+    {
+      observed: /\(different\)/,
+    },
+  );
+  suite.breaks(
+    'artifact-equals-snapshot',
+    'the worker writes every price one cent higher',
+    () => on('tampering', { workerScript: fixture('tampering-worker') }),
+    {
+      observed: /DIFFERS from/,
+    },
+  );
+  suite.breaks(
+    'invalid-message-refused-before-redis',
+    'the producer skips the message contract',
+    () => on('unchecked', { enqueue: enqueueUnchecked }),
+    {
+      observed: /accepted/,
+    },
+  );
+  suite.breaks(
+    'worker-revalidates-message',
+    'the worker trusts the job data',
+    () => on('trusting', { workerScript: fixture('trusting-worker') }),
+    {
+      observed: /FILE WRITTEN/,
+    },
+  );
+  suite.breaks(
+    'result-kept-one-hour',
+    'the producer sets no retention',
+    () => on('no-retention', { enqueue: enqueueWithoutRetention }),
+    {
+      observed: /removeOnComplete not set/,
+    },
+  );
+  suite.breaks(
+    'removal-is-lazy',
+    'the producer ignores the retention it is given',
+    () => on('lazy', { enqueue: enqueueWithoutRetention }),
+    {
+      observed: /after the next job completed it was "completed"/,
+    },
+  );
+  suite.breaks(
+    'drill-stopped-worker',
+    'the replacement worker registers another job name',
+    () => on('drill', { workerScript: fixture('misnamed-worker') }),
+    {
+      observed: /job failed/,
+      timeoutMs: 150_000,
+    },
+  );
+  suite.breaks(
+    'dashboard-lists-queue',
+    'the dashboard ignores EXPORTS_QUEUE',
+    () => on('dashboard', { serverScript: fixture('fixed-queue-dashboard') }),
+    {
+      observed: /queues: exports \(read-only\)$/,
+    },
+  );
+  suite.breaks(
+    'no-output-shows-password',
+    'the worker prints its connection options',
+    () => on('leaky', { workerScript: fixture('leaky-worker') }),
+    {
+      observed: /a password appears in what pnpm worker printed/,
+      timeoutMs: 120_000,
+    },
+  );
 
   suite.coversEveryCheck();
 });

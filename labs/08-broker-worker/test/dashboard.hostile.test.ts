@@ -33,18 +33,30 @@ beforeAll(async () => {
   const worker = startExportWorker({ queueName, handlers: exportHandlers({ artifactsDir }) });
   const careless = await openQueue<unknown, unknown, string>(exportsAddress(queueName));
   try {
-    const bad = await enqueue(careless, 'products.export', { ...sampleMessage(1), password: 'x' }, { jobId: randomUUID() });
+    const bad = await enqueue(
+      careless,
+      'products.export',
+      { ...sampleMessage(1), password: 'x' },
+      { jobId: randomUUID() },
+    );
     await waitForFinalState(careless, bad.id ?? '', { timeoutMs: 30_000 });
     await worker.close();
     const waiting = await enqueueExport(queue, sampleMessage(1));
-    const delayed = await enqueue(careless, 'products.export', sampleMessage(2), { jobId: randomUUID(), jobOptions: { delay: 3_600_000 } });
+    const delayed = await enqueue(careless, 'products.export', sampleMessage(2), {
+      jobId: randomUUID(),
+      jobOptions: { delay: 3_600_000 },
+    });
     jobIds.push(bad.id ?? '', waiting.id ?? '', delayed.id ?? '');
   } finally {
     await careless.close();
     await worker.close();
   }
 
-  server = await launchProcess('src/server.ts', { cwd: LAB_DIR, env: { PORT: '0', EXPORTS_QUEUE: queueName }, ready: /dashboard on (http:\/\/127\.0\.0\.1:\d+)/ });
+  server = await launchProcess('src/server.ts', {
+    cwd: LAB_DIR,
+    env: { PORT: '0', EXPORTS_QUEUE: queueName },
+    ready: /dashboard on (http:\/\/127\.0\.0\.1:\d+)/,
+  });
   const [, url = ''] = await server.waitForOutput(/dashboard on (http:\/\/127\.0\.0\.1:\d+)/);
   base = new URL(url);
 }, 60_000);
@@ -63,7 +75,11 @@ interface Answer {
 }
 
 /** One raw request: the path is sent exactly as written (fetch would normalise `..` and `%2e`). */
-function send(method: string, path: string, options: { headers?: Record<string, string>; body?: Buffer } = {}): Promise<Answer> {
+function send(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Buffer } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: base.hostname, port: base.port, method, path, headers: options.headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -97,9 +113,20 @@ async function queueSnapshot() {
   const jobs = [];
   for (const id of jobIds) {
     const job = await queue.getJob(id);
-    jobs.push({ id, state: await queue.getJobState(id), data: job?.data, priority: job?.opts.priority, delay: job?.delay });
+    jobs.push({
+      id,
+      state: await queue.getJobState(id),
+      data: job?.data,
+      priority: job?.opts.priority,
+      delay: job?.delay,
+    });
   }
-  return { counts: await queue.getJobCounts(), paused: await queue.isPaused(), jobs, concurrency: await queue.getGlobalConcurrency() };
+  return {
+    counts: await queue.getJobCounts(),
+    paused: await queue.isPaused(),
+    jobs,
+    concurrency: await queue.getGlobalConcurrency(),
+  };
 }
 
 const q = () => queueName;
@@ -137,7 +164,13 @@ describe('the dashboard under hostile input', () => {
   });
 
   it('When a page is asked for with a method it does not serve, Then it answers 405 with Allow: GET, HEAD [test:dashboard-wrong-method-405]', async () => {
-    for (const [method, path] of [['POST', '/admin/queues'], ['DELETE', '/admin/queues'], ['PATCH', '/'], ['PUT', '/admin/queues/api/queues'], ['DELETE', `/admin/queues/api/queues/${q()}/${jobIds[1]}`]] as const) {
+    for (const [method, path] of [
+      ['POST', '/admin/queues'],
+      ['DELETE', '/admin/queues'],
+      ['PATCH', '/'],
+      ['PUT', '/admin/queues/api/queues'],
+      ['DELETE', `/admin/queues/api/queues/${q()}/${jobIds[1]}`],
+    ] as const) {
       const answer = await send(method, path);
       expectCleanRefusal(`${method} ${path}`, answer);
       expect(answer.status, `${method} ${path}`).toBe(405);
@@ -156,9 +189,28 @@ describe('the dashboard under hostile input', () => {
         for (const path of paths) {
           for (const jobId of jobIds) {
             for (const status of ['failed', 'completed', 'delayed', 'waiting']) {
-              const concrete = path.replace(':queueName', q()).replace(':jobId', jobId).replace(':queueStatus', status).replace(':schedulerId', 'any');
-              const body = Buffer.from(JSON.stringify({ name: 'products.export', data: sampleMessage(1), jobData: {}, priority: 1, runAt: Date.now(), concurrency: 1, max: 1, duration: 1000, force: true }));
-              expectCleanRefusal(`${method.toUpperCase()} ${concrete}`, await send(method.toUpperCase(), `/admin/queues${concrete}`, { headers: json, body }));
+              const concrete = path
+                .replace(':queueName', q())
+                .replace(':jobId', jobId)
+                .replace(':queueStatus', status)
+                .replace(':schedulerId', 'any');
+              const body = Buffer.from(
+                JSON.stringify({
+                  name: 'products.export',
+                  data: sampleMessage(1),
+                  jobData: {},
+                  priority: 1,
+                  runAt: Date.now(),
+                  concurrency: 1,
+                  max: 1,
+                  duration: 1000,
+                  force: true,
+                }),
+              );
+              expectCleanRefusal(
+                `${method.toUpperCase()} ${concrete}`,
+                await send(method.toUpperCase(), `/admin/queues${concrete}`, { headers: json, body }),
+              );
               tried += 1;
             }
           }
@@ -173,9 +225,24 @@ describe('the dashboard under hostile input', () => {
   it('When the body, the URL or a header is too big, or a body does not decode, Then it answers 4xx and keeps serving [test:dashboard-oversize-4xx]', async () => {
     const add = `/admin/queues/api/queues/${q()}/add`;
     const cases: Array<[string, Answer]> = [
-      ['2 MB JSON body', await send('POST', add, { headers: { 'content-type': 'application/json' }, body: Buffer.alloc(2_000_000, 'a') })],
-      ['gzip header, plain body', await send('POST', add, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: Buffer.from('not gzip') })],
-      ['broken JSON', await send('POST', add, { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad json') })],
+      [
+        '2 MB JSON body',
+        await send('POST', add, {
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.alloc(2_000_000, 'a'),
+        }),
+      ],
+      [
+        'gzip header, plain body',
+        await send('POST', add, {
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body: Buffer.from('not gzip'),
+        }),
+      ],
+      [
+        'broken JSON',
+        await send('POST', add, { headers: { 'content-type': 'application/json' }, body: Buffer.from('{bad json') }),
+      ],
       ['20 kB URL', await send('GET', `/admin/queues/${'a'.repeat(20_000)}`)],
       ['20 kB header', await send('GET', '/admin/queues', { headers: { 'x-big': 'a'.repeat(20_000) } })],
     ];
@@ -183,12 +250,21 @@ describe('the dashboard under hostile input', () => {
     expect((await send('GET', '/admin/queues/api/queues')).status).toBe(200);
   });
 
-  it('When 400 requests arrive 40 at a time, good and bad mixed, Then none gets a 5xx, all are answered within 30 s, and the server still serves [test:dashboard-flood-bounded]', { timeout: 60_000 }, async () => {
-    const paths = ['/admin/queues/api/queues', '/admin/queues/%ff', `/admin/queues/api/queues/${q()}/${jobIds[1]}`, '/admin/queues/queue/%ff'];
+  it('When 400 requests arrive 40 at a time, good and bad mixed, Then none gets a 5xx, all are answered within 30 s, and the server still serves [test:dashboard-flood-bounded]', {
+    timeout: 60_000,
+  }, async () => {
+    const paths = [
+      '/admin/queues/api/queues',
+      '/admin/queues/%ff',
+      `/admin/queues/api/queues/${q()}/${jobIds[1]}`,
+      '/admin/queues/queue/%ff',
+    ];
     const statuses: number[] = [];
     const started = Date.now();
     for (let round = 0; round < 10; round += 1) {
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => send('GET', paths[i % paths.length] ?? '/')));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => send('GET', paths[i % paths.length] ?? '/')),
+      );
       statuses.push(...answers.map((answer) => answer.status));
     }
     expect(Date.now() - started).toBeLessThan(30_000);
@@ -199,7 +275,10 @@ describe('the dashboard under hostile input', () => {
 
   it('When all of that is over, Then the process is still running and logged each malformed request in one short line, no stack trace [test:dashboard-logs-short-lines]', async () => {
     expect(server.output()).not.toMatch(/\n\s+at |URIError:|node_modules/);
-    const refusals = server.output().split('\n').filter((line) => /^dashboard: \d{3} /.test(line));
+    const refusals = server
+      .output()
+      .split('\n')
+      .filter((line) => /^dashboard: \d{3} /.test(line));
     expect(refusals.length).toBeGreaterThan(10);
     for (const line of refusals) expect(line.length).toBeLessThan(300);
     expect((await send('GET', '/admin/queues')).status).toBe(200);

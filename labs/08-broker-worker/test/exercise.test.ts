@@ -40,7 +40,11 @@ describe('lookupExport', () => {
   it('When no worker runs and the wait ran out, Then the same id is still pending (waiting) [test:lookup-pending-while-stopped]', async () => {
     const message = sampleMessage(1);
     await enqueueExport(queue, message);
-    expect(await lookupExport(queue, message.job_id)).toEqual({ state: 'pending', jobId: message.job_id, detail: 'waiting' });
+    expect(await lookupExport(queue, message.job_id)).toEqual({
+      state: 'pending',
+      jobId: message.job_id,
+      detail: 'waiting',
+    });
   });
 
   it('When a worker starts later and finishes, Then the same id answers "completed" with the path and row count [test:lookup-completed-same-id]', async () => {

@@ -16,7 +16,8 @@ import { obliterateQueues, uniqueQueueName } from './queues.ts';
 
 // The dispatcher reads only a job's name, the handler only its data: a plain object with those is enough here.
 const namedJob = (name: string) => ({ name, data: {} }) as unknown as Job<unknown, string, string>;
-const exportJob = (data: unknown) => ({ name: 'products.export', data }) as unknown as Job<ExportMessage, ArtifactResult, ExportJobName>;
+const exportJob = (data: unknown) =>
+  ({ name: 'products.export', data }) as unknown as Job<ExportMessage, ArtifactResult, ExportJobName>;
 
 let artifactsDir: string;
 beforeAll(() => {
@@ -35,8 +36,14 @@ describe('createProcessor', () => {
     const refusal = processor(namedJob('products.exprot'));
     await expect(refusal).rejects.toBeInstanceOf(UnknownJobNameError);
     await expect(refusal).rejects.toBeInstanceOf(UnrecoverableError);
-    await expect(refusal).rejects.toMatchObject({ code: 'unknown-job-name', name: 'UnknownJobNameError', jobName: 'products.exprot' });
-    await expect(refusal).rejects.toThrow('no processor registered for job name "products.exprot"; this worker handles: products.export');
+    await expect(refusal).rejects.toMatchObject({
+      code: 'unknown-job-name',
+      name: 'UnknownJobNameError',
+      jobName: 'products.exprot',
+    });
+    await expect(refusal).rejects.toThrow(
+      'no processor registered for job name "products.exprot"; this worker handles: products.export',
+    );
   });
 
   it('When the name is an inherited object property, Then it is not mistaken for a handler', async () => {
@@ -84,13 +91,23 @@ describe('a refusal in a real worker', () => {
     // A producer that names jobs freely: what an outdated or mistyped one would send.
     const careless = await openQueue<unknown, unknown, string>(exportsAddress(queueName));
     try {
-      const job = await enqueue(careless, 'products.unknown', sampleMessage(1), { jobId: randomUUID(), jobOptions: { attempts: 3 } });
+      const job = await enqueue(careless, 'products.unknown', sampleMessage(1), {
+        jobId: randomUUID(),
+        jobOptions: { attempts: 3 },
+      });
       const { state, job: settled } = await waitForFinalState(careless, job.id ?? '', { timeoutMs: 30_000 });
       expect(state).toBe('failed');
       expect(settled.attemptsMade).toBe(1);
-      expect(settled.failedReason).toBe('no processor registered for job name "products.unknown"; this worker handles: products.export');
+      expect(settled.failedReason).toBe(
+        'no processor registered for job name "products.unknown"; this worker handles: products.export',
+      );
 
-      const bypassed = await enqueue(careless, 'products.export', { ...sampleMessage(1), password: 'x' }, { jobId: randomUUID() });
+      const bypassed = await enqueue(
+        careless,
+        'products.export',
+        { ...sampleMessage(1), password: 'x' },
+        { jobId: randomUUID() },
+      );
       const refused = await waitForFinalState(careless, bypassed.id ?? '', { timeoutMs: 30_000 });
       expect(refused.state).toBe('failed');
       expect(refused.job.failedReason).toMatch(/breaks the contract: .*password/);

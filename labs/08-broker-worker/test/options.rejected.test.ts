@@ -19,8 +19,20 @@ describe('the options', () => {
   });
 
   it('When the environment sets them, Then they are read as numbers and names', () => {
-    const env = { EXPORTS_QUEUE: 'exports-test', WORKER_CONCURRENCY: '4', LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000', MAX_STALLED_COUNT: '0' };
-    expect(WORKER_OPTIONS.read({ env })).toEqual({ queueName: 'exports-test', concurrency: 4, lockDurationMs: 2000, stalledIntervalMs: 1000, maxStalledCount: 0 });
+    const env = {
+      EXPORTS_QUEUE: 'exports-test',
+      WORKER_CONCURRENCY: '4',
+      LOCK_DURATION_MS: '2000',
+      STALLED_INTERVAL_MS: '1000',
+      MAX_STALLED_COUNT: '0',
+    };
+    expect(WORKER_OPTIONS.read({ env })).toEqual({
+      queueName: 'exports-test',
+      concurrency: 4,
+      lockDurationMs: 2000,
+      stalledIntervalMs: 1000,
+      maxStalledCount: 0,
+    });
   });
 
   const rejected: Array<[string, string, RegExp]> = [
@@ -41,11 +53,15 @@ describe('the options', () => {
   }
 
   it('When several values are bad, Then one error names them all', () => {
-    expect(() => WORKER_OPTIONS.read({ env: { WORKER_CONCURRENCY: '0', LOCK_DURATION_MS: 'soon' } })).toThrow(/WORKER_CONCURRENCY.*; LOCK_DURATION_MS/);
+    expect(() => WORKER_OPTIONS.read({ env: { WORKER_CONCURRENCY: '0', LOCK_DURATION_MS: 'soon' } })).toThrow(
+      /WORKER_CONCURRENCY.*; LOCK_DURATION_MS/,
+    );
   });
 
   it('When PORT is out of range, Then the dashboard refuses it (0 is allowed: any free port)', () => {
-    expect(() => SERVER_OPTIONS.read({ env: { PORT: '70000' } })).toThrow(/PORT must be a whole number from 0 to 65535/);
+    expect(() => SERVER_OPTIONS.read({ env: { PORT: '70000' } })).toThrow(
+      /PORT must be a whole number from 0 to 65535/,
+    );
     expect(SERVER_OPTIONS.read({ env: { PORT: '0' } }).port).toBe(0);
   });
 });
@@ -63,13 +79,19 @@ describe('the submit CLI options', () => {
   for (const value of ['soon', '0', '-3', '2.5', '3601', '2147484']) {
     it(`When --timeout-s is ${value}, Then it is refused with the bounds`, () => {
       expect(() => readSubmitOptions([`--timeout-s=${value}`], {})).toThrow(OptionsError);
-      expect(() => readSubmitOptions([`--timeout-s=${value}`], {})).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/);
+      expect(() => readSubmitOptions([`--timeout-s=${value}`], {})).toThrow(
+        /SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/,
+      );
     });
   }
 
   it("When --timeout-s is past Node's timer limit (2147484 s > 2^31-1 ms), Then it is refused, never turned into a timer [test:timeout-over-timer-limit-refused]", () => {
-    expect(() => readSubmitOptions(['--timeout-s', '2147484'], {})).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600, got "2147484"/);
-    expect(() => readSubmitOptions([], { SUBMIT_TIMEOUT_S: '2147484' })).toThrow(/SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/);
+    expect(() => readSubmitOptions(['--timeout-s', '2147484'], {})).toThrow(
+      /SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600, got "2147484"/,
+    );
+    expect(() => readSubmitOptions([], { SUBMIT_TIMEOUT_S: '2147484' })).toThrow(
+      /SUBMIT_TIMEOUT_S must be a whole number from 1 to 3600/,
+    );
   });
 
   for (const argv of [['--timeout-s'], ['--timeout-s', ''], ['--timeout-s', '-3']]) {

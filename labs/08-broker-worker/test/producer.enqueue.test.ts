@@ -1,6 +1,11 @@
 // The producer against the real lab Redis, with no worker: what reaches the queue,
 // under which id, with which retention, and what a wait that runs out says.
-import { messageOfSize, MAX_MESSAGE_BYTES, MessageContractError, sampleMessage } from '@tasks-lab/07-choosing-executors';
+import {
+  messageOfSize,
+  MAX_MESSAGE_BYTES,
+  MessageContractError,
+  sampleMessage,
+} from '@tasks-lab/07-choosing-executors';
 import type { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactResult } from '../src/artifacts.ts';
@@ -42,7 +47,9 @@ describe('enqueueExport', () => {
 
   it('When a message breaks the contract, Then it is refused before Redis and the queue does not grow', async () => {
     const before = await queue.count();
-    await expect(enqueueExport(queue, { ...sampleMessage(1), db_url: 'redis://x' })).rejects.toBeInstanceOf(MessageContractError);
+    await expect(enqueueExport(queue, { ...sampleMessage(1), db_url: 'redis://x' })).rejects.toBeInstanceOf(
+      MessageContractError,
+    );
     await expect(enqueueExport(queue, messageOfSize(MAX_MESSAGE_BYTES))).rejects.toThrow(/must be smaller than/);
     await expect(enqueueExport(queue, { ...sampleMessage(1), job_id: '../x' })).rejects.toThrow(/job_id/);
     expect(await queue.count()).toBe(before);
@@ -53,7 +60,9 @@ describe('enqueue (the layer)', () => {
   for (const jobId of ['exports:1', '42']) {
     it(`When the job id is ${JSON.stringify(jobId)}, Then it is refused before Redis (BullMQ would misread it)`, async () => {
       const before = await queue.count();
-      await expect(enqueue(queue, 'products.export', sampleMessage(1), { jobId })).rejects.toThrow(/must not contain ':' or be a plain integer/);
+      await expect(enqueue(queue, 'products.export', sampleMessage(1), { jobId })).rejects.toThrow(
+        /must not contain ':' or be a plain integer/,
+      );
       expect(await queue.count()).toBe(before);
     });
   }
@@ -63,7 +72,9 @@ describe('enqueue (the layer)', () => {
     const refuse = () => {
       throw new Error('refused by the validator');
     };
-    await expect(enqueue(queue, 'products.export', sampleMessage(1), { jobId: 'refused-job', validate: refuse })).rejects.toThrow('refused by the validator');
+    await expect(
+      enqueue(queue, 'products.export', sampleMessage(1), { jobId: 'refused-job', validate: refuse }),
+    ).rejects.toThrow('refused by the validator');
     expect(await queue.count()).toBe(before);
   });
 });
@@ -84,7 +95,9 @@ describe('waitForResult', () => {
     const job = await enqueueExport(queue, sampleMessage(1));
     const error = await waitForResult(job, events, 2 ** 31).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(RangeError);
-    expect((error as Error).message).toMatch(/wait must be a whole number of milliseconds from 1 to 2147483647, got 2147483648/);
+    expect((error as Error).message).toMatch(
+      /wait must be a whole number of milliseconds from 1 to 2147483647, got 2147483648/,
+    );
     expect(await queue.getJobState(job.id ?? '')).toBe('waiting');
   });
 });

@@ -43,7 +43,12 @@ async function twoSpellings(produce: Producer) {
     // Any key under the upper-case spelling? ('unknown': none was ever made.)
     upperCaseState: await queue.getJobState(message.job_id.toUpperCase()),
     storedJobId: (await queue.getJob(message.job_id))?.data.job_id,
-    expected: { jobsAdded: 1, ids: [message.job_id, message.job_id], upperCaseState: 'unknown', storedJobId: message.job_id },
+    expected: {
+      jobsAdded: 1,
+      ids: [message.job_id, message.job_id],
+      upperCaseState: 'unknown',
+      storedJobId: message.job_id,
+    },
   };
 }
 
@@ -56,7 +61,12 @@ async function otherSnapshot(produce: Producer) {
     (job) => ({ returnedProducts: job.data.products.length }),
     (err: unknown) => err,
   );
-  return { answer, keptProducts: (await queue.getJob(first.job_id))?.data.products.length, jobsAdded: (await queue.count()) - before, jobId: first.job_id };
+  return {
+    answer,
+    keptProducts: (await queue.getJob(first.job_id))?.data.products.length,
+    jobsAdded: (await queue.count()) - before,
+    jobId: first.job_id,
+  };
 }
 
 describe('two spellings of one id', () => {
@@ -88,7 +98,9 @@ describe('submitting a used id again', () => {
     const seen = await otherSnapshot(enqueueExport);
     expect(seen.answer).toBeInstanceOf(AlreadySubmittedError);
     expect(seen.answer).toMatchObject({ code: 'already-submitted', jobId: seen.jobId });
-    expect(String(seen.answer)).toMatch(`job ${seen.jobId} was already submitted with another snapshot (Redis holds 1 product(s), this submit sent 3)`);
+    expect(String(seen.answer)).toMatch(
+      `job ${seen.jobId} was already submitted with another snapshot (Redis holds 1 product(s), this submit sent 3)`,
+    );
     expect(seen.keptProducts).toBe(1);
     expect(seen.jobsAdded).toBe(0);
   });

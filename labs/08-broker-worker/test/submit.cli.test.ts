@@ -29,7 +29,9 @@ async function submit(args: string[]) {
 }
 
 describe('the submit CLI', () => {
-  it('When --timeout-s 2 is given and no worker runs, Then it really waits 2 s, says "no result within 2 s" and exits 3 [test:submit-wait-really-waits]', { timeout: 60_000 }, async () => {
+  it('When --timeout-s 2 is given and no worker runs, Then it really waits 2 s, says "no result within 2 s" and exits 3 [test:submit-wait-really-waits]', {
+    timeout: 60_000,
+  }, async () => {
     const run = await submit(['--timeout-s', '2']);
     expect(run.code).toBe(3);
     expect(run.output).toMatch(/no result within 2 s; the job is still waiting/);
@@ -40,7 +42,9 @@ describe('the submit CLI', () => {
   });
 
   for (const value of ['2147484', '3601']) {
-    it(`When --timeout-s is ${value} (above the 3600 s bound; 2147484 s is past Node's timer limit), Then it is refused with the bounds, exit 2, and nothing is submitted [test:submit-timeout-over-bound-exit-2]`, { timeout: 60_000 }, async () => {
+    it(`When --timeout-s is ${value} (above the 3600 s bound; 2147484 s is past Node's timer limit), Then it is refused with the bounds, exit 2, and nothing is submitted [test:submit-timeout-over-bound-exit-2]`, {
+      timeout: 60_000,
+    }, async () => {
       const before = await queue.count();
       const run = await submit(['--timeout-s', value]);
       expect(run.code).toBe(2);
@@ -52,7 +56,9 @@ describe('the submit CLI', () => {
   }
 
   for (const args of [['--timeout', '5'], ['5'], ['--timeout-s', '2', '--verbose']]) {
-    it(`When it is given ${JSON.stringify(args.join(' '))}, Then it refuses the unknown argument with the usage, exit 2, before touching Redis [test:submit-unknown-argument-exit-2]`, { timeout: 60_000 }, async () => {
+    it(`When it is given ${JSON.stringify(args.join(' '))}, Then it refuses the unknown argument with the usage, exit 2, before touching Redis [test:submit-unknown-argument-exit-2]`, {
+      timeout: 60_000,
+    }, async () => {
       const before = await queue.count();
       const run = await submit(args);
       expect(run.code).toBe(2);
@@ -62,7 +68,9 @@ describe('the submit CLI', () => {
     });
   }
 
-  it('When an id is submitted again with another snapshot, Then it says "already submitted with another snapshot" and exits 4; the same snapshot again just waits [test:submit-resubmit-other-snapshot]', { timeout: 90_000 }, async () => {
+  it('When an id is submitted again with another snapshot, Then it says "already submitted with another snapshot" and exits 4; the same snapshot again just waits [test:submit-resubmit-other-snapshot]', {
+    timeout: 90_000,
+  }, async () => {
     const jobId = randomUUID();
     const first = await submit(['--job-id', jobId.toUpperCase(), '--timeout-s', '1']);
     expect(first.output).toMatch(new RegExp(`submitted ${jobId} `));

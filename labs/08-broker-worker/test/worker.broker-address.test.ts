@@ -26,7 +26,12 @@ async function closedPort(): Promise<number> {
 }
 
 /** Starts a worker fixture at a wrong address and waits at most `withinMs` for it to exit. */
-async function runMisaddressed(host: string, port: number, withinMs: number, script = 'test/fixtures/misaddressed-worker.ts') {
+async function runMisaddressed(
+  host: string,
+  port: number,
+  withinMs: number,
+  script = 'test/fixtures/misaddressed-worker.ts',
+) {
   const proc = startTsProcess(script, { cwd: LAB_DIR, args: [host, String(port)], env: { EXPORTS_QUEUE: queueName } });
   started.push(proc);
   const startedAt = Date.now();
@@ -38,7 +43,9 @@ async function runMisaddressed(host: string, port: number, withinMs: number, scr
 const BOUND_MS = 20_000;
 
 describe('a worker given the wrong broker address', () => {
-  it(`When the worker on the host is given the Compose address redis:6379, Then it exits 1 within ${BOUND_MS / 1000} s saying it cannot reach the broker and where it is [test:container-address-fails-clearly]`, { timeout: 60_000 }, async () => {
+  it(`When the worker on the host is given the Compose address redis:6379, Then it exits 1 within ${BOUND_MS / 1000} s saying it cannot reach the broker and where it is [test:container-address-fails-clearly]`, {
+    timeout: 60_000,
+  }, async () => {
     const run = await runMisaddressed('redis', 6379, BOUND_MS);
     expect(run.exit, run.output).toEqual({ code: 1, signal: null });
     expect(run.output).toMatch(/cannot reach the broker at redis:6379/);
@@ -47,7 +54,9 @@ describe('a worker given the wrong broker address', () => {
     expect(run.output).not.toMatch(/ready: queue/);
   });
 
-  it(`When the worker is given an old, hand-typed port nothing listens on, Then it exits 1 within ${BOUND_MS / 1000} s naming the lab's port [test:stale-port-fails-clearly]`, { timeout: 60_000 }, async () => {
+  it(`When the worker is given an old, hand-typed port nothing listens on, Then it exits 1 within ${BOUND_MS / 1000} s naming the lab's port [test:stale-port-fails-clearly]`, {
+    timeout: 60_000,
+  }, async () => {
     const port = await closedPort();
     const run = await runMisaddressed('127.0.0.1', port, BOUND_MS);
     expect(run.exit, run.output).toEqual({ code: 1, signal: null });
@@ -55,7 +64,9 @@ describe('a worker given the wrong broker address', () => {
     expect(run.output).toMatch(new RegExp(`port ${port} is not the lab's broker port ${brokerPort()}`));
   });
 
-  it('When the worker from before the check (BullMQ alone) gets redis:6379, Then it is still retrying after 8 s and never says where the broker is (what the tests above reject)', { timeout: 60_000 }, async () => {
+  it('When the worker from before the check (BullMQ alone) gets redis:6379, Then it is still retrying after 8 s and never says where the broker is (what the tests above reject)', {
+    timeout: 60_000,
+  }, async () => {
     const run = await runMisaddressed('redis', 6379, 8_000, 'test/fixtures/unchecked-address-worker.ts');
     expect(run.exit).toBe('still running');
     expect(run.output).toMatch(/ENOTFOUND redis|EAI_AGAIN redis/);

@@ -28,7 +28,9 @@ afterAll(async () => {
 
 describe('the worker process', () => {
   it('When it starts with brokerConnection(), Then it announces its queue, concurrency 2 and products.export, and Redis lists it [test:worker-ready-on-lab-broker]', async () => {
-    expect(worker.output()).toMatch(new RegExp(`worker ${worker.pid} ready: queue ${queueName}, concurrency 2, registered: products.export`));
+    expect(worker.output()).toMatch(
+      new RegExp(`worker ${worker.pid} ready: queue ${queueName}, concurrency 2, registered: products.export`),
+    );
     expect(await queue.getWorkersCount()).toBe(1);
   });
 
@@ -38,7 +40,11 @@ describe('the worker process', () => {
     for (const message of messages) {
       const { state, job } = await waitForFinalState(queue, message.job_id, { timeoutMs: 30_000 });
       expect(state).toBe('completed');
-      expect(job.returnvalue).toMatchObject({ job_id: message.job_id, rows: message.products.length, path: `artifacts/${message.job_id}.json` });
+      expect(job.returnvalue).toMatchObject({
+        job_id: message.job_id,
+        rows: message.products.length,
+        path: `artifacts/${message.job_id}.json`,
+      });
       expect(JSON.parse(readFileSync(join(LAB_DIR, job.returnvalue.path), 'utf8'))).toEqual(message.products);
     }
   });
@@ -47,7 +53,12 @@ describe('the worker process', () => {
     // Bypasses the producer: what a producer that skips validation would put on the queue.
     const careless = await openQueue<unknown, unknown, string>(exportsAddress(queueName));
     try {
-      const job = await enqueue(careless, 'products.export', { job_id: '../escape', products: [] }, { jobId: randomUUID() });
+      const job = await enqueue(
+        careless,
+        'products.export',
+        { job_id: '../escape', products: [] },
+        { jobId: randomUUID() },
+      );
       const { state, job: settled } = await waitForFinalState(careless, job.id ?? '', { timeoutMs: 30_000 });
       expect(state).toBe('failed');
       expect(settled.failedReason).toMatch(/breaks the contract/);
@@ -67,7 +78,10 @@ describe('the worker process', () => {
 
 describe('a worker process with a bad option', () => {
   it('When WORKER_CONCURRENCY is 0, Then it exits 1 naming the variable and its bounds, before touching Redis', async () => {
-    const bad = startTsProcess('src/worker.ts', { cwd: LAB_DIR, env: { EXPORTS_QUEUE: queueName, WORKER_CONCURRENCY: '0' } });
+    const bad = startTsProcess('src/worker.ts', {
+      cwd: LAB_DIR,
+      env: { EXPORTS_QUEUE: queueName, WORKER_CONCURRENCY: '0' },
+    });
     const exit = await bad.exited;
     expect(exit.code).toBe(1);
     expect(bad.output()).toMatch(/WORKER_CONCURRENCY must be a whole number from 1 to 64, got "0"/);

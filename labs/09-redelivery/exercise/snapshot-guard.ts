@@ -2,10 +2,16 @@
 // snapshot (someone renamed a product in between). Atomic rename alone would let the
 // last writer win silently. Make this guard tell the two cases apart: the same
 // snapshot again is a harmless redelivery, a different one is a conflict.
-// Check your work: pnpm lab 09 --exercise
+// Check your work: pnpm -w lab 09 --exercise
 import type { ExportMessage } from '@tasks-lab/07-choosing-executors';
 import { sha256 } from '@tasks-lab/08-broker-worker';
-import { existingDigest, finalArtifactPath, renderArtifactBytes, writeArtifactAtomically, writeArtifactInPlace } from '../src/artifact.ts';
+import {
+  existingDigest,
+  finalArtifactPath,
+  renderArtifactBytes,
+  writeArtifactAtomically,
+  writeArtifactInPlace,
+} from '../src/artifact.ts';
 import { SnapshotConflictError, type GuardedOutcome } from '../src/snapshot-conflict.ts';
 
 // The test looks for the error next to your function.

@@ -61,7 +61,12 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       judge: (e) => {
         const [a, b] = e.results;
         if (!a || !b) return fail(`expected two delivery results, got ${e.results.length}`);
-        const ok = e.bullJobIds[0] !== e.bullJobIds[1] && a.path === b.path && a.sha256 === b.sha256 && e.fileDigest === a.sha256 && e.artifactFiles.length === 1;
+        const ok =
+          e.bullJobIds[0] !== e.bullJobIds[1] &&
+          a.path === b.path &&
+          a.sha256 === b.sha256 &&
+          e.fileDigest === a.sha256 &&
+          e.artifactFiles.length === 1;
         return outcome(
           ok,
           `BullMQ ids differ (${e.bullJobIds.map((id) => id.slice(0, 8)).join(', ')}); paths ${a.path === b.path ? 'equal' : 'DIFFER'}; ` +
@@ -153,11 +158,18 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       id: 'poison-job-fails',
       name: 'a poison job that kills every worker ends failed after maxStalledCount + 1 executions, not in an endless loop',
       timeoutMs: 120_000,
-      scenario: (signal) => poisonJob(signal, { maxStalledCount: deps.poisonMaxStalledCount ?? 1, maxWorkers: POISON_WORKERS, timings: deps.poisonTimings }),
+      scenario: (signal) =>
+        poisonJob(signal, {
+          maxStalledCount: deps.poisonMaxStalledCount ?? 1,
+          maxWorkers: POISON_WORKERS,
+          timings: deps.poisonTimings,
+        }),
       judge: (e) => {
         const expected = e.maxStalledCount + 1;
         return outcome(
-          e.finalState === 'failed' && /stalled more than allowable limit/.test(e.failedReason ?? '') && e.executions === expected,
+          e.finalState === 'failed' &&
+            /stalled more than allowable limit/.test(e.failedReason ?? '') &&
+            e.executions === expected,
           `maxStalledCount ${e.maxStalledCount}: ${e.workersStarted} workers started, ${e.workersKilled} killed by the job; ` +
             `state ${e.finalState}${e.failedReason ? ` ("${e.failedReason}")` : ''}; executions ${e.executions} (expected ${expected})`,
         );
@@ -167,7 +179,8 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
       id: 'no-prefetch',
       name: 'deep dive: no prefetch — a worker that joins later starts a job while the first worker is still on its first',
       timeoutMs: 90_000,
-      scenario: (signal) => prefetchExperiment(signal, { firstWorkerConcurrency: deps.firstWorkerConcurrency, jobMs: PREFETCH_JOB_MS }),
+      scenario: (signal) =>
+        prefetchExperiment(signal, { firstWorkerConcurrency: deps.firstWorkerConcurrency, jobMs: PREFETCH_JOB_MS }),
       judge: (e) => {
         const bStart = e.firstJobOfB?.startedAt ?? Infinity;
         const aFirstEnd = e.firstJobOfA.endedAt ?? e.firstJobOfA.startedAt + PREFETCH_JOB_MS;
@@ -176,7 +189,10 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
           e.bStartedAfterMs === undefined
             ? `worker B started no job within ${PREFETCH_JOB_MS + 3000} ms, so not before A's first job ended`
             : `worker B started its first job ${e.bStartedAfterMs} ms after joining, ${ok ? `${aFirstEnd - bStart} ms before` : `${bStart - aFirstEnd} ms after`} A's first job ended`;
-        return outcome(ok, `worker A (concurrency ${e.firstWorkerConcurrency}) on 4 jobs of ${PREFETCH_JOB_MS} ms; ${when}; ${e.waitingWhenBStarted} jobs waiting then`);
+        return outcome(
+          ok,
+          `worker A (concurrency ${e.firstWorkerConcurrency}) on 4 jobs of ${PREFETCH_JOB_MS} ms; ${when}; ${e.waitingWhenBStarted} jobs waiting then`,
+        );
       },
     }),
     defineCheck({
@@ -188,8 +204,12 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
         // that runs it twice has failed, whatever the rest of its run or the inline half would
         // show, so neither is waited for. A working fix runs it once; then the inline half
         // runs in full, as before.
-        const fixed = await blockedLoopExperiment(signal, { processor: deps.fixedProcessor ?? 'sandboxed', stopAtExecutions: 2 });
-        const blocked = fixed.executions.length > 1 ? undefined : await blockedLoopExperiment(signal, { processor: 'inline' });
+        const fixed = await blockedLoopExperiment(signal, {
+          processor: deps.fixedProcessor ?? 'sandboxed',
+          stopAtExecutions: 2,
+        });
+        const blocked =
+          fixed.executions.length > 1 ? undefined : await blockedLoopExperiment(signal, { processor: 'inline' });
         return { blocked, fixed };
       },
       judge: ({ blocked, fixed }) => {
@@ -198,7 +218,11 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
             `${blocked.failedReason ? ` ("${blocked.failedReason}")` : ''}`
           : 'not run, the fix had already run the job twice';
         return outcome(
-          blocked !== undefined && blocked.executions.length >= 2 && blocked.distinctPids === 2 && fixed.executions.length === 1 && fixed.finalState === 'completed',
+          blocked !== undefined &&
+            blocked.executions.length >= 2 &&
+            blocked.distinctPids === 2 &&
+            fixed.executions.length === 1 &&
+            fixed.finalState === 'completed',
           `inline, 4000 ms busy loop, 1000 ms lock: ${inline}; ${fixed.processor}: ${fixed.executions.length} execution(s), ${fixed.finalState}`,
         );
       },
@@ -211,8 +235,14 @@ export function buildChecks(deps: CheckDeps = {}): Check[] {
         const problems = settingsProblems(table);
         if (table.length !== 4) problems.push(`the course has 4 queues, the table ${table.length}`);
         // The rules hold work that must not run twice to maxStalledCount 0 and attempts 1: pay is such work.
-        if (table.find((s) => s.queue === 'pay')?.repeatable !== false) problems.push('pay: money moves, so it must be marked not repeatable');
-        const summary = table.map((s) => `${s.queue} c${s.concurrency}/lock ${s.lockDurationMs / 1000}s/stalls ${s.maxStalledCount}/attempts ${s.attempts}`).join('; ');
+        if (table.find((s) => s.queue === 'pay')?.repeatable !== false)
+          problems.push('pay: money moves, so it must be marked not repeatable');
+        const summary = table
+          .map(
+            (s) =>
+              `${s.queue} c${s.concurrency}/lock ${s.lockDurationMs / 1000}s/stalls ${s.maxStalledCount}/attempts ${s.attempts}`,
+          )
+          .join('; ');
         return outcome(problems.length === 0, problems.length === 0 ? summary : `problems: ${problems.join('; ')}`);
       },
     }),

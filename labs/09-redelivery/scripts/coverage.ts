@@ -60,7 +60,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'The account of recovery promises neither exactly-once nor that nothing is lost',
-    gradedBy: ['test:doc-claims-at-least-once', 'check:late-ack-window-duplicates', 'test:worker-lost-fails-without-rerun'],
+    gradedBy: [
+      'test:doc-claims-at-least-once',
+      'check:late-ack-window-duplicates',
+      'test:worker-lost-fails-without-rerun',
+    ],
   },
   // Troubleshooting
   {
@@ -77,7 +81,11 @@ export const COVERAGE = coverage([
   {
     section: 'exercise',
     item: 'Deliver one job_id again with a different title: the rename keeps whichever came last, the guard refuses the second',
-    gradedBy: ['test:exercise-different-title-refused', 'test:exercise-same-snapshot-reused', 'test:rename-last-writer-wins'],
+    gradedBy: [
+      'test:exercise-different-title-refused',
+      'test:exercise-same-snapshot-reused',
+      'test:rename-last-writer-wins',
+    ],
   },
   // Deep dives (the Celery book's chapter on prefetch, late ack and visibility timeouts)
   {

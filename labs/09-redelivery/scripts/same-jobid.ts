@@ -8,7 +8,9 @@ runMain(import.meta.url, async () => {
   await ensureServices(['redis']);
   const e = await runByHand((signal) => repeatedJobId(signal));
   console.log(`add #1 and add #2 with jobId ${e.bullJobId}`);
-  console.log(`add #2 returned job ${e.secondAddReturned} (${e.secondAddReturned === e.bullJobId ? 'the existing one' : 'a new one'})`);
+  console.log(
+    `add #2 returned job ${e.secondAddReturned} (${e.secondAddReturned === e.bullJobId ? 'the existing one' : 'a new one'})`,
+  );
   console.log(`jobs in the queue: ${e.jobsInQueue}; executions: ${e.executionsAfterTwoAdds}`);
   console.log(`after queue.remove() and add #3 with the same jobId: executions ${e.executionsAfterRemoveAndReAdd}`);
 });

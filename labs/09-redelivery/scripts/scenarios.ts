@@ -34,7 +34,14 @@ import {
   type QueueAddress,
   type WorkerSettings,
 } from '@tasks-lab/08-broker-worker';
-import { existingDigest, finalArtifactPath, isTempArtifact, renderArtifactBytes, writeArtifactAtomically, type ArtifactWriter } from '../src/artifact.ts';
+import {
+  existingDigest,
+  finalArtifactPath,
+  isTempArtifact,
+  renderArtifactBytes,
+  writeArtifactAtomically,
+  type ArtifactWriter,
+} from '../src/artifact.ts';
 import { BUSY_JOB_NAME, type BusyJobData, type BusyJobResult } from '../src/busy-work.ts';
 import { clearExecutions, readExecutions, type ExecutionEntry } from '../src/execution-log.ts';
 import type { DeliveryResult } from '../src/export-worker.ts';
@@ -49,6 +56,18 @@ export const CPU_WORKER_SCRIPT = here('../src/cpu-worker.ts');
 
 /** Short lock and stall check so a drill ends in seconds; BullMQ's defaults are 30000 and 30000. */
 export const DRILL_TIMINGS = { lockDurationMs: 2000, stalledIntervalMs: 1000 } as const;
+
+/** The lock and stall-check timings of an experiment's workers. @defaultValue DRILL_TIMINGS */
+export type DrillTimings = Partial<Pick<WorkerSettings, 'lockDurationMs' | 'stalledIntervalMs'>>;
+
+/**
+ * How long a dead worker's job may take to come back: its lock must run out, then a stalled
+ * check must run (up to one interval later), plus room for process starts on a busy machine.
+ */
+function recoveryBoundMs(timings: DrillTimings = {}, floorMs = 45_000): number {
+  const { lockDurationMs, stalledIntervalMs } = { ...DRILL_TIMINGS, ...timings };
+  return Math.max(floorMs, 2 * (lockDurationMs + stalledIntervalMs) + 15_000);
+}
 
 /** The fault the drills switch on: SIGKILL right after the rename, before the job completes. */
 const CRASH_ONCE = faultRule('after-rename', 'crash', 'once');
@@ -80,7 +99,11 @@ export interface WorkerProcessOptions {
   ledger?: boolean;
 }
 
-export async function withSandbox<T>(label: string, signal: AbortSignal | undefined, work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+export async function withSandbox<T>(
+  label: string,
+  signal: AbortSignal | undefined,
+  work: (sandbox: Sandbox) => Promise<T>,
+): Promise<T> {
   return withResources(signal, async (res) => {
     const address = exportsAddress(`${label}-${randomUUID()}`);
     const artifactDir = await mkdtemp(join(tmpdir(), 'tasks-lab09-'));
@@ -147,20 +170,35 @@ export interface DuplicateDeliveryEvidence {
   artifactFiles: string[];
 }
 
-export async function duplicateDelivery(signal?: AbortSignal, options: { workerScript?: string } = {}): Promise<DuplicateDeliveryEvidence> {
+export async function duplicateDelivery(
+  signal?: AbortSignal,
+  options: { workerScript?: string } = {},
+): Promise<DuplicateDeliveryEvidence> {
   return withSandbox('duplicate', signal, async (sandbox) => {
     await sandbox.startWorker({ script: options.workerScript });
     const message = sampleMessage(3);
     // Two deliveries of one export: the same message under two fresh BullMQ ids.
-    const bullJobIds = [idOf(await submitExport(sandbox.queue, message)), idOf(await submitExport(sandbox.queue, message))];
+    const bullJobIds = [
+      idOf(await submitExport(sandbox.queue, message)),
+      idOf(await submitExport(sandbox.queue, message)),
+    ];
     const results: DeliveryResult[] = [];
     for (const id of bullJobIds) {
-      const { job } = await waitForFinalState(sandbox.queue, id, { states: ['completed'], timeoutMs: 30_000, signal: sandbox.res.signal });
+      const { job } = await waitForFinalState(sandbox.queue, id, {
+        states: ['completed'],
+        timeoutMs: 30_000,
+        signal: sandbox.res.signal,
+      });
       results.push(job.returnvalue);
     }
     const [first] = results;
     if (!first) throw new Error('no delivery result came back');
-    return { bullJobIds, results, fileDigest: await existingDigest(first.path), artifactFiles: await readdir(sandbox.artifactDir) };
+    return {
+      bullJobIds,
+      results,
+      fileDigest: await existingDigest(first.path),
+      artifactFiles: await readdir(sandbox.artifactDir),
+    };
   });
 }
 
@@ -174,14 +212,21 @@ export interface RepeatedJobIdEvidence {
   executionsAfterRemoveAndReAdd: number;
 }
 
-export async function repeatedJobId(signal?: AbortSignal, options: { submit?: Submit } = {}): Promise<RepeatedJobIdEvidence> {
+export async function repeatedJobId(
+  signal?: AbortSignal,
+  options: { submit?: Submit } = {},
+): Promise<RepeatedJobIdEvidence> {
   const submit = options.submit ?? submitExport;
   return withSandbox('same-jobid', signal, async (sandbox) => {
     await sandbox.startWorker();
     const message = sampleMessage(2);
     const bullJobId = `export-${message.job_id}`;
     const untilCompleted = (job: ExportJob) =>
-      waitForFinalState(sandbox.queue, idOf(job), { states: ['completed'], timeoutMs: 30_000, signal: sandbox.res.signal });
+      waitForFinalState(sandbox.queue, idOf(job), {
+        states: ['completed'],
+        timeoutMs: 30_000,
+        signal: sandbox.res.signal,
+      });
     await untilCompleted(await submit(sandbox.queue, message, { jobId: bullJobId }));
     // The job exists (completed jobs are kept by default), so this add is silently ignored.
     const second = await submit(sandbox.queue, message, { jobId: bullJobId });
@@ -220,22 +265,34 @@ export interface CrashAfterRenameEvidence {
   recoveryMs: number;
 }
 
-export async function crashAfterRename(signal?: AbortSignal, options: { workerScript?: string; log?: Log } = {}): Promise<CrashAfterRenameEvidence> {
+export async function crashAfterRename(
+  signal?: AbortSignal,
+  options: { workerScript?: string; timings?: DrillTimings; log?: Log } = {},
+): Promise<CrashAfterRenameEvidence> {
   const log = options.log ?? quiet;
   return withSandbox('crash-after-rename', signal, async (sandbox) => {
     const message = sampleMessage(3);
-    const first = await sandbox.startWorker({ script: options.workerScript, faults: CRASH_ONCE });
+    const first = await sandbox.startWorker({
+      script: options.workerScript,
+      faults: CRASH_ONCE,
+      settings: options.timings,
+    });
     log(`worker A (pid ${first.pid}) started with ${FAULTS_ENV}=${CRASH_ONCE}`);
     const jobId = idOf(await submitExport(sandbox.queue, message));
     const exit = await first.exited;
     const crashedAt = Date.now();
     const stateAfterCrash = await sandbox.queue.getJobState(jobId);
     const digestAfterCrash = await existingDigest(finalArtifactPath(sandbox.artifactDir, message.job_id));
-    log(`worker A exited (${exit.signal ?? exit.code}); the file exists, the job is still "${stateAfterCrash}" in Redis`);
+    log(
+      `worker A exited (${exit.signal ?? exit.code}); the file exists, the job is still "${stateAfterCrash}" in Redis`,
+    );
     // The replacement runs clean: no LAB_FAULTS.
-    const second = await sandbox.startWorker({ script: options.workerScript });
+    const second = await sandbox.startWorker({ script: options.workerScript, settings: options.timings });
     log(`worker B (pid ${second.pid}) started without faults; waiting for the stalled check to hand the job back`);
-    const { state, job } = await waitForFinalState(sandbox.queue, jobId, { timeoutMs: 45_000, signal: sandbox.res.signal });
+    const { state, job } = await waitForFinalState(sandbox.queue, jobId, {
+      timeoutMs: recoveryBoundMs(options.timings),
+      signal: sandbox.res.signal,
+    });
     const result = state === 'completed' ? job.returnvalue : undefined;
     return {
       firstWorkerPid: first.pid,
@@ -285,24 +342,37 @@ export interface LateAckWindowEvidence {
  */
 export async function lateAckWindow(
   signal?: AbortSignal,
-  options: { workerScript?: string; maxStalledCount?: number; log?: Log } = {},
+  options: { workerScript?: string; maxStalledCount?: number; timings?: DrillTimings; log?: Log } = {},
 ): Promise<LateAckWindowEvidence> {
   const log = options.log ?? quiet;
   const maxStalledCount = options.maxStalledCount ?? 1;
   return withSandbox('late-ack', signal, async (sandbox) => {
     const message = sampleMessage(3);
-    const worker = (faults?: string) => sandbox.startWorker({ script: options.workerScript, faults, ledger: true, settings: { maxStalledCount } });
+    const worker = (faults?: string) =>
+      sandbox.startWorker({
+        script: options.workerScript,
+        faults,
+        ledger: true,
+        settings: { ...options.timings, maxStalledCount },
+      });
     const first = await worker(CRASH_ONCE);
-    log(`worker A (pid ${first.pid}) started with EXPORT_LEDGER=on, ${FAULTS_ENV}=${CRASH_ONCE}, maxStalledCount ${maxStalledCount}`);
+    log(
+      `worker A (pid ${first.pid}) started with EXPORT_LEDGER=on, ${FAULTS_ENV}=${CRASH_ONCE}, maxStalledCount ${maxStalledCount}`,
+    );
     const jobId = idOf(await submitExport(sandbox.queue, message));
     const exit = await first.exited;
     const stateAfterCrash = await sandbox.queue.getJobState(jobId);
     const ledgerAfterCrash = await readLedger(sandbox.artifactDir, message.job_id);
     const digestAfterCrash = await existingDigest(finalArtifactPath(sandbox.artifactDir, message.job_id));
-    log(`worker A exited (${exit.signal ?? exit.code}) with ${ledgerAfterCrash.length} ledger line(s) and ${digestAfterCrash ? 'the artifact' : 'no artifact'} written; the job is "${stateAfterCrash}"`);
+    log(
+      `worker A exited (${exit.signal ?? exit.code}) with ${ledgerAfterCrash.length} ledger line(s) and ${digestAfterCrash ? 'the artifact' : 'no artifact'} written; the job is "${stateAfterCrash}"`,
+    );
     const second = await worker();
     log(`worker B (pid ${second.pid}) started without faults`);
-    const { state, job } = await waitForFinalState(sandbox.queue, jobId, { timeoutMs: 45_000, signal: sandbox.res.signal });
+    const { state, job } = await waitForFinalState(sandbox.queue, jobId, {
+      timeoutMs: recoveryBoundMs(options.timings),
+      signal: sandbox.res.signal,
+    });
     const ledger = await readLedger(sandbox.artifactDir, message.job_id);
     const lastLine = ledger.at(-1);
     return {
@@ -319,7 +389,8 @@ export async function lateAckWindow(
       ledger,
       artifactFiles: (await readdir(sandbox.artifactDir)).filter((name) => name.endsWith('.json')),
       finalDigest: await existingDigest(finalArtifactPath(sandbox.artifactDir, message.job_id)),
-      windowMs: state === 'completed' && job.finishedOn !== undefined && lastLine ? job.finishedOn - lastLine.at : undefined,
+      windowMs:
+        state === 'completed' && job.finishedOn !== undefined && lastLine ? job.finishedOn - lastLine.at : undefined,
       attemptsStarted: job.attemptsStarted,
     };
   });
@@ -344,7 +415,7 @@ export interface PoisonEvidence {
  */
 export async function poisonJob(
   signal?: AbortSignal,
-  options: { maxStalledCount?: number; maxWorkers?: number; timings?: Partial<Pick<WorkerSettings, 'lockDurationMs' | 'stalledIntervalMs'>>; log?: Log } = {},
+  options: { maxStalledCount?: number; maxWorkers?: number; timings?: DrillTimings; log?: Log } = {},
 ): Promise<PoisonEvidence> {
   const maxStalledCount = options.maxStalledCount ?? 1;
   const maxWorkers = options.maxWorkers ?? maxStalledCount + 3;
@@ -356,10 +427,13 @@ export async function poisonJob(
     let workersKilled = 0;
     let state = await sandbox.queue.getJobState(jobId);
     while (workersStarted < maxWorkers && !isFinal(state)) {
-      const worker = await sandbox.startWorker({ faults: CRASH_ALWAYS, settings: { ...options.timings, maxStalledCount } });
+      const worker = await sandbox.startWorker({
+        faults: CRASH_ALWAYS,
+        settings: { ...options.timings, maxStalledCount },
+      });
       workersStarted += 1;
       log(`worker ${workersStarted} (pid ${worker.pid}) started`);
-      state = await untilDeadOrFinal(sandbox, worker, jobId);
+      state = await untilDeadOrFinal(sandbox, worker, jobId, recoveryBoundMs(options.timings, 30_000));
       if (worker.child.signalCode === 'SIGKILL') {
         workersKilled += 1;
         log(`worker ${workersStarted} was killed by the job (state now "${state}")`);
@@ -384,12 +458,20 @@ const isFinal = (state: string) => state === 'failed' || state === 'completed';
  * Either the worker dies on the job, or its stall check fails the job for good. Polls
  * the job's state; the sleep between polls ends at once when the scope aborts.
  */
-async function untilDeadOrFinal(sandbox: Sandbox, worker: LabProcess, jobId: string, timeoutMs = 30_000): Promise<JobState | 'unknown'> {
+async function untilDeadOrFinal(
+  sandbox: Sandbox,
+  worker: LabProcess,
+  jobId: string,
+  timeoutMs: number,
+): Promise<JobState | 'unknown'> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await sandbox.queue.getJobState(jobId);
     if (isFinal(state) || worker.child.exitCode !== null || worker.child.signalCode !== null) return state;
-    if (Date.now() > deadline) throw new Error(`worker ${worker.pid} neither died nor ended job ${jobId} within ${timeoutMs} ms (it is ${state})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `worker ${worker.pid} neither died nor ended job ${jobId} within ${timeoutMs} ms (it is ${state})`,
+      );
     await sleep(100, sandbox.res.signal);
   }
 }
@@ -427,7 +509,14 @@ export async function prefetchExperiment(
     };
     const settings = { lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1 };
     const startNamed = (name: 'A' | 'B', concurrency: number) =>
-      sandbox.res.add(startWorker<ExportMessage, void, ExportJobName>(sandbox.address, { [EXPORT_JOB_NAME]: slowExport(name) }, { ...settings, concurrency }), (w) => w.close(true));
+      sandbox.res.add(
+        startWorker<ExportMessage, void, ExportJobName>(
+          sandbox.address,
+          { [EXPORT_JOB_NAME]: slowExport(name) },
+          { ...settings, concurrency },
+        ),
+        (w) => w.close(true),
+      );
     for (let i = 0; i < 4; i += 1) await submitExport(sandbox.queue, sampleMessage(1));
     startNamed('A', firstWorkerConcurrency);
     await waitFor('worker A to start a job', () => starts.A.length > 0, { timeoutMs: 15_000 });
@@ -435,7 +524,9 @@ export async function prefetchExperiment(
     const bCreatedAt = Date.now();
     startNamed('B', 1);
     // Give B until A's first job has ended and a bit more; a B with nothing to do is evidence too.
-    const gotOne = await waitFor('worker B to start a job', () => starts.B.length > 0, { timeoutMs: jobMs + 3000 }).catch(() => false);
+    const gotOne = await waitFor('worker B to start a job', () => starts.B.length > 0, {
+      timeoutMs: jobMs + 3000,
+    }).catch(() => false);
     const waitingWhenBStarted = await sandbox.queue.getWaitingCount();
     const [firstOfA] = starts.A;
     if (!firstOfA) throw new Error('worker A has no first job');
@@ -478,11 +569,17 @@ export interface BlockedLoopOptions {
 }
 
 /** Two CPU worker processes, one job that busy-loops `busyMs` with a lock of `lockDurationMs`. */
-export async function blockedLoopExperiment(signal: AbortSignal | undefined, options: BlockedLoopOptions): Promise<BlockedLoopEvidence> {
+export async function blockedLoopExperiment(
+  signal: AbortSignal | undefined,
+  options: BlockedLoopOptions,
+): Promise<BlockedLoopEvidence> {
   const busyMs = options.busyMs ?? 4000;
   return withSandbox(`busy-${options.processor}`, signal, async (sandbox) => {
     // The busy jobs get a queue of their own type on the sandbox's address.
-    const busyQueue = sandbox.res.add(await openQueue<BusyJobData, BusyJobResult, typeof BUSY_JOB_NAME>(sandbox.address), (q) => q.close());
+    const busyQueue = sandbox.res.add(
+      await openQueue<BusyJobData, BusyJobResult, typeof BUSY_JOB_NAME>(sandbox.address),
+      (q) => q.close(),
+    );
     const env = CPU_WORKER_OPTIONS.toEnv({
       queueName: sandbox.address.queueName,
       processor: options.processor,
@@ -490,10 +587,18 @@ export async function blockedLoopExperiment(signal: AbortSignal | undefined, opt
       stalledIntervalMs: options.stalledIntervalMs ?? 500,
       maxStalledCount: 1,
     });
-    const startCpuWorker = () => launchProcess(CPU_WORKER_SCRIPT, { ready: /cpu worker \d+ ready/, readyTimeoutMs: 45_000, resources: sandbox.res, env });
+    const startCpuWorker = () =>
+      launchProcess(CPU_WORKER_SCRIPT, {
+        ready: /cpu worker \d+ ready/,
+        readyTimeoutMs: 45_000,
+        resources: sandbox.res,
+        env,
+      });
     const workers = await Promise.all([startCpuWorker(), startCpuWorker()]);
     const businessJobId = randomUUID();
-    const jobId = idOf(await enqueue(busyQueue, BUSY_JOB_NAME, { job_id: businessJobId, busyMs }, { jobId: randomUUID() }));
+    const jobId = idOf(
+      await enqueue(busyQueue, BUSY_JOB_NAME, { job_id: businessJobId, busyMs }, { jobId: randomUUID() }),
+    );
     const { stopAtExecutions } = options;
     // Until the job ends (completed, or failed by the stall limit), or has run `stopAtExecutions` times.
     const { state, stoppedEarly } = await waitFor(
@@ -501,7 +606,8 @@ export async function blockedLoopExperiment(signal: AbortSignal | undefined, opt
       async () => {
         const state = await busyQueue.getJobState(jobId);
         if (state === 'completed' || state === 'failed') return { state, stoppedEarly: false };
-        if (stopAtExecutions !== undefined && (await sandbox.executions(businessJobId)).length >= stopAtExecutions) return { state, stoppedEarly: true };
+        if (stopAtExecutions !== undefined && (await sandbox.executions(businessJobId)).length >= stopAtExecutions)
+          return { state, stoppedEarly: true };
         return undefined;
       },
       { timeoutMs: busyMs * 4 + 20_000, intervalMs: 100, signal: sandbox.res.signal },

@@ -98,7 +98,11 @@ export async function writeArtifactInPlace(
 export type ArtifactWriter = typeof writeArtifactAtomically;
 
 /** What both writers do first: render the bytes, name the file (the id is checked), make the folder. */
-async function prepareArtifact(dir: string, message: ExportMessage, options: WriteArtifactOptions): Promise<{ bytes: Buffer; outcome: ArtifactOutcome }> {
+async function prepareArtifact(
+  dir: string,
+  message: ExportMessage,
+  options: WriteArtifactOptions,
+): Promise<{ bytes: Buffer; outcome: ArtifactOutcome }> {
   const bytes = (options.render ?? renderArtifactBytes)(message);
   const path = finalArtifactPath(dir, message.job_id);
   await mkdir(dir, { recursive: true });

@@ -50,7 +50,11 @@ async function main(): Promise<void> {
   const worker: BusyWorker =
     processor === 'sandboxed'
       ? startSandboxedWorker(queueName, settings)
-      : startWorker(exportsAddress(queueName), { [BUSY_JOB_NAME]: (job) => runBusyJob(log, job) }, { ...settings, onError: reportError });
+      : startWorker(
+          exportsAddress(queueName),
+          { [BUSY_JOB_NAME]: (job) => runBusyJob(log, job) },
+          { ...settings, onError: reportError },
+        );
   worker.on('failed', (job, err) => console.log(`worker ${process.pid} job ${job?.id} failed: ${err.message}`));
   onShutdown(
     idempotent(async () => {
@@ -59,7 +63,9 @@ async function main(): Promise<void> {
     }),
   );
   await worker.waitUntilReady();
-  console.log(`cpu worker ${process.pid} ready: ${processor} processor, lockDuration ${settings.lockDurationMs} ms, stalledInterval ${settings.stalledIntervalMs} ms`);
+  console.log(
+    `cpu worker ${process.pid} ready: ${processor} processor, lockDuration ${settings.lockDurationMs} ms, stalledInterval ${settings.stalledIntervalMs} ms`,
+  );
 }
 
 runMain(import.meta.url, main);

@@ -21,12 +21,21 @@ const TTL_SECONDS = 24 * 60 * 60;
 export const executionLogKey = (queueName: string, businessJobId: string): string =>
   `${labPrefix('09')}:executions:${queueName}:${businessJobId}`;
 
-export async function recordExecution(redis: Redis, queueName: string, businessJobId: string, entry: ExecutionEntry): Promise<void> {
+export async function recordExecution(
+  redis: Redis,
+  queueName: string,
+  businessJobId: string,
+  entry: ExecutionEntry,
+): Promise<void> {
   const key = executionLogKey(queueName, businessJobId);
   await redis.multi().rpush(key, JSON.stringify(entry)).expire(key, TTL_SECONDS).exec();
 }
 
-export async function readExecutions(redis: Redis, queueName: string, businessJobId: string): Promise<ExecutionEntry[]> {
+export async function readExecutions(
+  redis: Redis,
+  queueName: string,
+  businessJobId: string,
+): Promise<ExecutionEntry[]> {
   const raw = await redis.lrange(executionLogKey(queueName, businessJobId), 0, -1);
   return raw.map((line) => JSON.parse(line) as ExecutionEntry);
 }

@@ -61,7 +61,12 @@ export function startExportWorker(options: ExportWorkerOptions): ExportWorkerHan
       startedAt: Date.now(),
     });
     const outcome = await write(options.artifactDir, message, { render: options.render });
-    if (options.ledger === 'on') await appendLedgerLine(options.artifactDir, message, { pid: process.pid, bullJobId: job.id ?? '?', at: Date.now() });
+    if (options.ledger === 'on')
+      await appendLedgerLine(options.artifactDir, message, {
+        pid: process.pid,
+        bullJobId: job.id ?? '?',
+        at: Date.now(),
+      });
     // The late-ack window opens here: the file is complete under its final name (and the
     // ledger has its line), the job is still `active` in Redis until this function returns.
     await faults.hit('after-rename');

@@ -16,7 +16,8 @@ export interface LedgerEntry {
 }
 
 /** Next to the artifact, named after the same (checked) business job id. */
-export const ledgerPath = (dir: string, jobId: string): string => finalArtifactPath(dir, jobId).replace(/\.json$/, '.ledger');
+export const ledgerPath = (dir: string, jobId: string): string =>
+  finalArtifactPath(dir, jobId).replace(/\.json$/, '.ledger');
 
 /** Appends one line: no temp file, no rename, no check whether this delivery was here before. */
 export async function appendLedgerLine(dir: string, message: ExportMessage, entry: LedgerEntry): Promise<void> {

@@ -19,10 +19,17 @@ const broker = BROKER_WORKER_OPTIONS.specs;
  */
 export const WORKER_OPTIONS = defineOptions({
   ...broker,
-  // One job at a time, as the course runs this lesson: a SIGKILL then interrupts exactly one delivery.
+  /**
+   * One job at a time, as the course runs this lesson: a SIGKILL then interrupts exactly one delivery.
+   * @defaultValue 1
+   */
   concurrency: { ...broker.concurrency, default: 1 },
+  /** Where the worker writes its artifacts (git-ignored). @defaultValue `artifacts/` in this lab's folder */
   artifactDir: text('ARTIFACT_DIR', join(LAB_DIR, 'artifacts')),
-  // The late-ack drill's side effect that is NOT idempotent (src/ledger.ts); off unless a drill asks.
+  /**
+   * `on`: the late-ack drill's side effect that is NOT idempotent (src/ledger.ts) is written; off unless a drill
+   * asks. @defaultValue 'off'
+   */
   ledger: choice('EXPORT_LEDGER', 'off', ['off', 'on']),
 });
 
@@ -31,7 +38,12 @@ export const WORKER_OPTIONS = defineOptions({
  * own, so it never takes (and refuses) an export job.
  */
 export const CPU_WORKER_OPTIONS = defineOptions({
+  /** The CPU worker's own queue: it never takes (and refuses) an export job. @defaultValue 'busy' */
   queueName: name('BUSY_QUEUE', 'busy'),
+  /**
+   * `inline`: the busy job runs on the worker's event loop (its lock cannot be renewed); `sandboxed`: in a child
+   * process. @defaultValue 'inline'
+   */
   processor: choice('PROCESSOR', 'inline', ['inline', 'sandboxed']),
   lockDurationMs: broker.lockDurationMs,
   stalledIntervalMs: broker.stalledIntervalMs,

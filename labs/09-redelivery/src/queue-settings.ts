@@ -78,11 +78,15 @@ export function settingsProblems(table: readonly QueueSettings[]): string[] {
     if (s.concurrency < 1) problems.push(`${s.queue}: concurrency must be at least 1`);
     if (s.attempts < 1) problems.push(`${s.queue}: attempts counts the first run, so it is at least 1`);
     if (!s.repeatable && (s.maxStalledCount !== 0 || s.attempts !== 1)) {
-      problems.push(`${s.queue}: work that must not run twice needs maxStalledCount 0 and attempts 1 (has ${s.maxStalledCount} and ${s.attempts})`);
+      problems.push(
+        `${s.queue}: work that must not run twice needs maxStalledCount 0 and attempts 1 (has ${s.maxStalledCount} and ${s.attempts})`,
+      );
     }
     // An inline processor that blocks the loop for longer than half the lock risks a second, concurrent run.
     if (s.runsIn === 'inline' && s.longestBlockMs * 2 > s.lockDurationMs) {
-      problems.push(`${s.queue}: an inline job blocking ${s.longestBlockMs} ms needs lockDuration >= ${s.longestBlockMs * 2} ms or a sandboxed processor`);
+      problems.push(
+        `${s.queue}: an inline job blocking ${s.longestBlockMs} ms needs lockDuration >= ${s.longestBlockMs * 2} ms or a sandboxed processor`,
+      );
     }
   }
   return problems;

@@ -11,7 +11,8 @@ export type Print = (line: string) => void;
 export async function ensureServices(services: Service[], print: Print = console.log): Promise<void> {
   const { started } = await ensureInfra({ services, log: (line) => print(`[infra] ${line}`) });
   const { host, redisPort, mysqlPort } = serviceSettings();
-  const where = (service: Service) => (service === 'redis' ? `Redis on ${host}:${redisPort}` : `the database on ${host}:${mysqlPort}`);
+  const where = (service: Service) =>
+    service === 'redis' ? `Redis on ${host}:${redisPort}` : `the database on ${host}:${mysqlPort}`;
   const running = services.filter((service) => !started.includes(service));
   if (running.length > 0) print(`[infra] ${running.map(where).join(' and ')} already running`);
 }

@@ -13,6 +13,13 @@ export interface SubmitExportOptions {
 }
 
 /** Checks the message against lesson 07's contract, then adds it. Returns BullMQ's job (maybe an existing one). */
-export function submitExport(queue: ExportsQueue, message: ExportMessage, options: SubmitExportOptions = {}): Promise<ExportJob> {
-  return enqueue(queue, EXPORT_JOB_NAME, message, { jobId: options.jobId ?? randomUUID(), validate: checkExportMessage });
+export function submitExport(
+  queue: ExportsQueue,
+  message: ExportMessage,
+  options: SubmitExportOptions = {},
+): Promise<ExportJob> {
+  return enqueue(queue, EXPORT_JOB_NAME, message, {
+    jobId: options.jobId ?? randomUUID(),
+    validate: checkExportMessage,
+  });
 }

@@ -18,7 +18,13 @@ describe('renderArtifactBytes', () => {
   it('When the same snapshot arrives with its keys in another order, Then the bytes and digest are identical [test:same-snapshot-same-bytes]', () => {
     const message = sampleMessage(2);
     const reordered = {
-      products: message.products.map((p) => ({ price_cents: p.price_cents, is_active: p.is_active, description: p.description, name: p.name, id: p.id })),
+      products: message.products.map((p) => ({
+        price_cents: p.price_cents,
+        is_active: p.is_active,
+        description: p.description,
+        name: p.name,
+        id: p.id,
+      })),
       job_id: message.job_id,
     } as ExportMessage;
     expect(sha256(renderArtifactBytes(reordered))).toBe(sha256(renderArtifactBytes(message)));
@@ -73,4 +79,3 @@ describe('writeArtifactAtomically with a bad id', () => {
     expect(await readdir(dir).catch(() => [])).toEqual([]);
   });
 });
-

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { blockedLoopExperiment } from '../scripts/scenarios.ts';
 
 describe('sandboxed processor', () => {
-  it('When a .ts processor busy-loops past the lock in a sandbox, Then it runs once, in a child process, and completes [test:sandboxed-runs-once]', { timeout: 90_000 }, async () => {
+  it('When a .ts processor busy-loops past the lock in a sandbox, Then it runs once, in a child process, and completes [test:sandboxed-runs-once]', {
+    timeout: 90_000,
+  }, async () => {
     const e = await blockedLoopExperiment(undefined, { processor: 'sandboxed', busyMs: 2500 });
 
     expect(e.executions).toHaveLength(1);

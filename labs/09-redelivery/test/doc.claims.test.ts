@@ -21,7 +21,11 @@ describe('docs/09-redelivery.md', () => {
   it('When it mentions exactly-once or losing nothing, Then it denies it, and it says at-least-once [test:doc-claims-at-least-once]', async () => {
     const all = await sentences();
     const exactlyOnce = all.filter((s) => /exactly[- ]once/i.test(s));
-    const claimsNoLoss = all.filter((s) => /\bnever (gets? )?lost\b|\bnothing is (ever )?lost\b|\bguarantees? (that )?nothing\b/i.test(s) && !NEGATION.test(s.replace(/\bnever (gets? )?lost\b/i, '')));
+    const claimsNoLoss = all.filter(
+      (s) =>
+        /\bnever (gets? )?lost\b|\bnothing is (ever )?lost\b|\bguarantees? (that )?nothing\b/i.test(s) &&
+        !NEGATION.test(s.replace(/\bnever (gets? )?lost\b/i, '')),
+    );
 
     expect(exactlyOnce.length).toBeGreaterThan(0);
     expect(exactlyOnce.filter((s) => !NEGATION.test(s))).toEqual([]);

@@ -9,7 +9,10 @@ import { sha256 } from '@tasks-lab/08-broker-worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderArtifactBytes } from '../src/artifact.ts';
 
-const { writeExportOnce, SnapshotConflictError } = await loadExercise<typeof import('../solutions/snapshot-guard.ts')>(import.meta.url, 'snapshot-guard.ts');
+const { writeExportOnce, SnapshotConflictError } = await loadExercise<typeof import('../solutions/snapshot-guard.ts')>(
+  import.meta.url,
+  'snapshot-guard.ts',
+);
 
 let dir: string;
 beforeEach(async () => {

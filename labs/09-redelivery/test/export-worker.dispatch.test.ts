@@ -25,16 +25,22 @@ function startWorkerIn(sandbox: Sandbox) {
 }
 
 describe('export worker dispatch', () => {
-  it('When a job has a name the worker does not handle, Then it fails at once with the names it does handle, and is not retried', { timeout: MINUTE }, async () => {
+  it('When a job has a name the worker does not handle, Then it fails at once with the names it does handle, and is not retried', {
+    timeout: MINUTE,
+  }, async () => {
     await withSandbox('unknown-name', undefined, async (sandbox) => {
       startWorkerIn(sandbox);
       // A producer that is not ours: any job name goes.
-      const anyName = sandbox.res.add(await openQueue<ExportMessage, DeliveryResult, string>(sandbox.address), (q) => q.close());
+      const anyName = sandbox.res.add(await openQueue<ExportMessage, DeliveryResult, string>(sandbox.address), (q) =>
+        q.close(),
+      );
       await enqueue(anyName, 'products.delete', sampleMessage(1), { jobId: 'delete-1', jobOptions: { attempts: 3 } });
 
       const { state, job } = await waitForFinalState(anyName, 'delete-1', { timeoutMs: 30_000 });
       expect(state).toBe('failed');
-      expect(job.failedReason).toBe('no processor registered for job name "products.delete"; this worker handles: products.export');
+      expect(job.failedReason).toBe(
+        'no processor registered for job name "products.delete"; this worker handles: products.export',
+      );
       expect(job.attemptsMade).toBe(1);
       expect(await readdir(sandbox.artifactDir)).toEqual([]);
     });
@@ -49,7 +55,9 @@ describe('export worker dispatch', () => {
     });
   });
 
-  it('When a job that breaks the contract gets past the producer, Then the worker fails it and writes no file', { timeout: MINUTE }, async () => {
+  it('When a job that breaks the contract gets past the producer, Then the worker fails it and writes no file', {
+    timeout: MINUTE,
+  }, async () => {
     await withSandbox('contract-in', undefined, async (sandbox) => {
       startWorkerIn(sandbox);
       const withPassword = { ...sampleMessage(1), password: 'hunter2' } as ExportMessage;

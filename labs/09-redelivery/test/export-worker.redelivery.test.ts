@@ -6,7 +6,9 @@ import { crashAfterRename, lateAckWindow } from '../scripts/scenarios.ts';
 const EARLY_ACK_WORKER = fileURLToPath(new URL('./fixtures/early-ack-worker.ts', import.meta.url));
 
 describe('export worker redelivery', () => {
-  it('When the worker dies after the rename, Then a second process runs the job and the stall re-run is not counted in attemptsMade [test:stall-rerun-not-an-attempt]', { timeout: 90_000 }, async () => {
+  it('When the worker dies after the rename, Then a second process runs the job and the stall re-run is not counted in attemptsMade [test:stall-rerun-not-an-attempt]', {
+    timeout: 90_000,
+  }, async () => {
     const e = await crashAfterRename();
 
     expect(e.stateAfterCrash).toBe('active');
@@ -20,7 +22,9 @@ describe('export worker redelivery', () => {
     expect(e.finalDigest).toBe(e.digestAfterCrash);
   });
 
-  it('When maxStalledCount is 0 and the worker dies inside the late-ack window, Then the job fails although its work is done, and is never re-run [test:worker-lost-fails-without-rerun]', { timeout: 90_000 }, async () => {
+  it('When maxStalledCount is 0 and the worker dies inside the late-ack window, Then the job fails although its work is done, and is never re-run [test:worker-lost-fails-without-rerun]', {
+    timeout: 90_000,
+  }, async () => {
     const e = await lateAckWindow(undefined, { maxStalledCount: 0 });
 
     expect(e.finalState).toBe('failed');
@@ -34,7 +38,9 @@ describe('export worker redelivery', () => {
     expect(e.attemptsStarted).toBe(e.executions.length + 1);
   });
 
-  it('When a worker acknowledges early (completes the job, then works) and dies after the work, Then nothing runs it again: no duplicate, and no recovery [test:early-ack-no-second-run]', { timeout: 90_000 }, async () => {
+  it('When a worker acknowledges early (completes the job, then works) and dies after the work, Then nothing runs it again: no duplicate, and no recovery [test:early-ack-no-second-run]', {
+    timeout: 90_000,
+  }, async () => {
     const e = await lateAckWindow(undefined, { workerScript: EARLY_ACK_WORKER });
 
     expect(e.stateAfterCrash).toBe('completed');

@@ -22,7 +22,9 @@ describe('WORKER_OPTIONS', () => {
   });
 
   it('When EXPORT_LEDGER is neither off nor on, Then it is refused naming the choices; unset, the ledger is off', () => {
-    expect(() => WORKER_OPTIONS.read({ env: { EXPORT_LEDGER: 'yes' } })).toThrow(/EXPORT_LEDGER must be one of off, on, got "yes"/);
+    expect(() => WORKER_OPTIONS.read({ env: { EXPORT_LEDGER: 'yes' } })).toThrow(
+      /EXPORT_LEDGER must be one of off, on, got "yes"/,
+    );
     expect(WORKER_OPTIONS.read({ env: {} }).ledger).toBe('off');
   });
 
@@ -32,7 +34,9 @@ describe('WORKER_OPTIONS', () => {
 });
 
 describe('the worker process', () => {
-  it('When it is started with STALLED_INTERVAL_MS=-5, Then it exits 1 with one line naming the variable, before touching Redis', { timeout: 60_000 }, async () => {
+  it('When it is started with STALLED_INTERVAL_MS=-5, Then it exits 1 with one line naming the variable, before touching Redis', {
+    timeout: 60_000,
+  }, async () => {
     const worker = startTsProcess(EXPORT_WORKER_SCRIPT, { env: { STALLED_INTERVAL_MS: '-5' } });
     const exit = await worker.exited;
 

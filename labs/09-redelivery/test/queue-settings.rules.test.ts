@@ -16,10 +16,14 @@ describe('settingsProblems', () => {
 
   it('When an inline job blocks longer than half its lock, Then a longer lock or a sandbox is asked for', () => {
     const table: QueueSettings[] = [{ ...order, longestBlockMs: 20_000 }];
-    expect(settingsProblems(table)).toEqual([expect.stringMatching(/lockDuration >= 40000 ms or a sandboxed processor/)]);
+    expect(settingsProblems(table)).toEqual([
+      expect.stringMatching(/lockDuration >= 40000 ms or a sandboxed processor/),
+    ]);
   });
 
   it('When attempts is 0, Then it is rejected because BullMQ counts the first run', () => {
-    expect(settingsProblems([{ ...order, attempts: 0 }])).toEqual([expect.stringMatching(/attempts counts the first run/)]);
+    expect(settingsProblems([{ ...order, attempts: 0 }])).toEqual([
+      expect.stringMatching(/attempts counts the first run/),
+    ]);
   });
 });

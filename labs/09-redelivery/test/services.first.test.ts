@@ -22,13 +22,17 @@ beforeAll(async () => {
 afterAll(() => impostor.close());
 
 describe('long-running processes check the services first', () => {
-  it('When the export worker starts, Then it says where the lab\'s Redis runs before its ready line [test:worker-reports-services]', { timeout: 60_000 }, async () => {
+  it("When the export worker starts, Then it says where the lab's Redis runs before its ready line [test:worker-reports-services]", {
+    timeout: 60_000,
+  }, async () => {
     const queueName = `services-${randomUUID()}`;
     const artifactDir = await mkdtemp(join(tmpdir(), 'tasks-lab09-services-'));
     const worker = startTsProcess(EXPORT_WORKER_SCRIPT, { env: WORKER_OPTIONS.toEnv({ queueName, artifactDir }) });
     try {
       await worker.waitForOutput(/^worker \d+ ready/m, 45_000);
-      expect(worker.output()).toMatch(/^\[infra\] (Redis on 127\.0\.0\.1:\d+ already running|starting Redis)[\s\S]*^worker \d+ ready/m);
+      expect(worker.output()).toMatch(
+        /^\[infra\] (Redis on 127\.0\.0\.1:\d+ already running|starting Redis)[\s\S]*^worker \d+ ready/m,
+      );
     } finally {
       await worker.stop(5000);
       await rm(artifactDir, { recursive: true, force: true });
@@ -42,11 +46,14 @@ describe('long-running processes check the services first', () => {
     ['the export worker', EXPORT_WORKER_SCRIPT, WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` })],
     ['the CPU worker', CPU_WORKER_SCRIPT, CPU_WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` })],
   ])(
-    'When something that is not Redis holds the lab\'s Redis port, Then %s stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]',
+    "When something that is not Redis holds the lab's Redis port, Then %s stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]",
     { timeout: 90_000 },
     async (_label, script, env) => {
       const worker = startTsProcess(script, { env: { ...env, TASKS_LAB_REDIS_PORT: String(impostor.port) } });
-      const exit = await Promise.race([worker.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+      const exit = await Promise.race([
+        worker.exited,
+        new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000)),
+      ]);
       if (exit === 'still running') worker.kill();
 
       expect(exit, `output so far:\n${worker.output()}`).toMatchObject({ code: 1 });

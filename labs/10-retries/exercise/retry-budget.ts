@@ -1,7 +1,7 @@
 // Try it yourself (lesson 10): decide what happens after a temporary failure.
 // A retry needs BOTH a retry left AND enough time before the deadline for the wait
 // plus the least time one more try takes. Leftover retries are not a promise.
-// Check your answer: pnpm lab 10 --exercise   (hint: pnpm lab 10 --hint)
+// Check your answer: pnpm -w lab 10 --exercise   (hint: pnpm -w lab 10 --hint)
 
 export interface AfterFailure {
   nowMs: number;

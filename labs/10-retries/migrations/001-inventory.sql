@@ -1,7 +1,7 @@
 -- Lesson 10 deep dive: deduct stock at most once per order, however often the job runs.
 -- The primary key on order_id is the whole idea: a second insert for the same order fails
 -- with a duplicate key error (1062), inside the same transaction as the stock update.
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+.
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 CREATE TABLE IF NOT EXISTS inventory_stock (
   sku VARCHAR(64) NOT NULL,

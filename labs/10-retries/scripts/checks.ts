@@ -4,7 +4,12 @@
 // executions the worker wrote to Redis. buildChecks(deps) swaps in broken parts for
 // test/checks.can-fail.test.ts; building starts nothing.
 import { defineCheck, faultRule, outcome, type Check } from '@tasks-lab/lab-kit';
-import { EXPORT_ATTEMPTS, DEADLINE_EXCEEDED, INSUFFICIENT_RETRY_BUDGET, fullJitterDelayMs } from '../src/retry-policy.ts';
+import {
+  EXPORT_ATTEMPTS,
+  DEADLINE_EXCEEDED,
+  INSUFFICIENT_RETRY_BUDGET,
+  type fullJitterDelayMs,
+} from '../src/retry-policy.ts';
 import type { deductStockOnce } from '../src/inventory.ts';
 import { HARD_TIME_LIMIT_EXCEEDED, SOFT_TIME_LIMIT_EXCEEDED } from '../src/time-limits.ts';
 import {
@@ -72,28 +77,56 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
     defineCheck({
       id: 'recovers-after-two-failures',
       name: 'Two temporary failures, then success: 3 runs, completed',
-      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, faults: faultRule('source-read', 'throw', 2), request: { deadlineInMs: 30_000, attempts } }),
+      scenario: (signal) =>
+        exportRun(signal, {
+          worker,
+          submit: deps.submitExport,
+          faults: faultRule('source-read', 'throw', 2),
+          request: { deadlineInMs: 30_000, attempts },
+        }),
       judge: (run) =>
-        outcome(run.state === 'completed' && run.runs.length === 3 && run.rows === 1, `${describeRun(run)}; result rows ${run.rows}; waits between runs ${run.gaps.join(', ')} ms`),
+        outcome(
+          run.state === 'completed' && run.runs.length === 3 && run.rows === 1,
+          `${describeRun(run)}; result rows ${run.rows}; waits between runs ${run.gaps.join(', ')} ms`,
+        ),
     }),
     defineCheck({
       id: 'expired-deadline-skips-source',
       name: 'An expired deadline fails before any read',
-      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, request: { deadlineInMs: -1000, attempts } }),
+      scenario: (signal) =>
+        exportRun(signal, { worker, submit: deps.submitExport, request: { deadlineInMs: -1000, attempts } }),
       judge: (run) =>
-        outcome(run.state === 'failed' && run.failedReason === DEADLINE_EXCEEDED && run.reads === 0 && run.runs.length <= 1, describeRun(run)),
+        outcome(
+          run.state === 'failed' && run.failedReason === DEADLINE_EXCEEDED && run.reads === 0 && run.runs.length <= 1,
+          describeRun(run),
+        ),
     }),
     defineCheck({
       id: 'permanent-error-runs-once',
       name: 'A permanent error runs exactly once',
       // Real invalid input: a category the source does not have. No fault needed.
-      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, request: { category: 'discontinued', deadlineInMs: 30_000, attempts } }),
-      judge: (run) => outcome(run.state === 'failed' && run.runs.length === 1, `${describeRun(run)} (attempts allowed: ${run.attemptsAllowed})`),
+      scenario: (signal) =>
+        exportRun(signal, {
+          worker,
+          submit: deps.submitExport,
+          request: { category: 'discontinued', deadlineInMs: 30_000, attempts },
+        }),
+      judge: (run) =>
+        outcome(
+          run.state === 'failed' && run.runs.length === 1,
+          `${describeRun(run)} (attempts allowed: ${run.attemptsAllowed})`,
+        ),
     }),
     defineCheck({
       id: 'always-failing-runs-four-times',
       name: 'A job that always fails runs exactly 4 times (1 + 3 retries)',
-      scenario: (signal) => exportRun(signal, { worker, submit: deps.submitExport, faults: faultRule('source-read', 'throw', 'always'), request: { deadlineInMs: 60_000, attempts } }),
+      scenario: (signal) =>
+        exportRun(signal, {
+          worker,
+          submit: deps.submitExport,
+          faults: faultRule('source-read', 'throw', 'always'),
+          request: { deadlineInMs: 60_000, attempts },
+        }),
       judge: (run) =>
         outcome(
           run.state === 'failed' && run.runs.length === 4 && run.failedReason === 'temporary source failure',
@@ -103,7 +136,7 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
     }),
     defineCheck({
       id: 'retry-waits-follow-backoff',
-      name: 'Retries wait the planned backoff: the gaps between runs in the worker\'s own log match the seeded waits',
+      name: "Retries wait the planned backoff: the gaps between runs in the worker's own log match the seeded waits",
       scenario: (signal) => timedRetries(signal, { worker, submit: deps.submitExport }),
       judge: (run) => {
         const offBy = run.planned.map((wait, i) => (run.gaps[i] ?? NaN) - wait);
@@ -128,7 +161,9 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
         }),
       judge: (run) =>
         outcome(
-          run.state === 'failed' && run.failedReason === INSUFFICIENT_RETRY_BUDGET && run.runs.length < run.attemptsAllowed,
+          run.state === 'failed' &&
+            run.failedReason === INSUFFICIENT_RETRY_BUDGET &&
+            run.runs.length < run.attemptsAllowed,
           `${describeRun(run)} (attempts allowed: ${run.attemptsAllowed})`,
         ),
     }),
@@ -138,7 +173,11 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
       scenario: (signal) => crawlRun(signal, { worker, mode: 'cooperative', workMs: 4000 }),
       judge: (e) =>
         outcome(
-          e.state === 'failed' && e.failedReason === SOFT_TIME_LIMIT_EXCEEDED && e.notes.includes('cleanup ran') && e.attemptsMade === 1 && e.tookMs < e.workMs / 2,
+          e.state === 'failed' &&
+            e.failedReason === SOFT_TIME_LIMIT_EXCEEDED &&
+            e.notes.includes('cleanup ran') &&
+            e.attemptsMade === 1 &&
+            e.tookMs < e.workMs / 2,
           `${e.state}${e.state === 'failed' ? ` with "${e.failedReason}"` : ''} after ${e.tookMs} ms of ${e.workMs} ms of work ` +
             `(soft limit ${VERIFY_TIMINGS.softTimeLimitMs} ms); notes: ${e.notes.join(', ') || 'none'}; runs ${e.attemptsMade}`,
         ),
@@ -146,10 +185,14 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
     defineCheck({
       id: 'hard-limit-kills-child',
       name: 'Hard time limit: the blocked child process is killed, the job fails',
-      scenario: (signal) => crawlRun(signal, { worker, mode: 'blocking', workMs: 0, settleGraceMs: deps.hardLimitGraceMs }),
+      scenario: (signal) =>
+        crawlRun(signal, { worker, mode: 'blocking', workMs: 0, settleGraceMs: deps.hardLimitGraceMs }),
       judge: (e) =>
         outcome(
-          e.state === 'failed' && e.failedReason === HARD_TIME_LIMIT_EXCEEDED && e.childPid !== undefined && !e.childAlive,
+          e.state === 'failed' &&
+            e.failedReason === HARD_TIME_LIMIT_EXCEEDED &&
+            e.childPid !== undefined &&
+            !e.childAlive,
           `${e.state}${e.state === 'failed' ? ` with "${e.failedReason}"` : ''}; ` +
             (e.childPid === undefined
               ? 'no child pid was recorded'
@@ -175,7 +218,8 @@ export function buildChecks(deps: RetryCheckDeps = {}): Check[] {
     defineCheck({
       id: 'rerun-job-deducts-once',
       name: 'A deduction job run again after its commit takes stock once',
-      scenario: (signal) => rerunDeductionJob(signal, { worker, faults: faultRule('after-deduct-commit', 'throw', 'once') }),
+      scenario: (signal) =>
+        rerunDeductionJob(signal, { worker, faults: faultRule('after-deduct-commit', 'throw', 'once') }),
       judge: (e) =>
         outcome(
           e.state === 'completed' && e.attemptsMade === 2 && e.stockAfter === e.stockBefore - e.quantity,

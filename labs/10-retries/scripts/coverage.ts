@@ -33,7 +33,12 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'Every outside operation has a time limit, and a wait that would overrun the budget fails instead of being scheduled',
-    gradedBy: ['check:retry-past-deadline-refused', 'check:soft-limit-stops-work', 'check:hard-limit-kills-child', 'test:50ms-left-no-retry'],
+    gradedBy: [
+      'check:retry-past-deadline-refused',
+      'check:soft-limit-stops-work',
+      'check:hard-limit-kills-child',
+      'test:50ms-left-no-retry',
+    ],
   },
   {
     section: 'implementation-decision',
@@ -49,7 +54,12 @@ export const COVERAGE = coverage([
   {
     section: 'drill',
     item: 'Inject a recoverable error, a permanent error and an expired deadline, and record each retry trace (runs, reads, waits)',
-    gradedBy: ['check:recovers-after-two-failures', 'check:permanent-error-runs-once', 'check:expired-deadline-skips-source', 'check:retry-waits-follow-backoff'],
+    gradedBy: [
+      'check:recovers-after-two-failures',
+      'check:permanent-error-runs-once',
+      'check:expired-deadline-skips-source',
+      'check:retry-waits-follow-backoff',
+    ],
   },
   // Acceptance
   {
@@ -103,6 +113,11 @@ export const COVERAGE = coverage([
   {
     section: 'deep-dive',
     item: 'A soft time limit lets the work clean up; a hard one kills the process that ignores it',
-    gradedBy: ['check:soft-limit-stops-work', 'check:hard-limit-kills-child', 'test:soft-limit-aborts-signal', 'test:hard-limit-kills-child-process'],
+    gradedBy: [
+      'check:soft-limit-stops-work',
+      'check:hard-limit-kills-child',
+      'test:soft-limit-aborts-signal',
+      'test:hard-limit-kills-child-process',
+    ],
   },
 ]);

@@ -7,6 +7,9 @@ import { buildChecks } from './checks.ts';
 runMain(import.meta.url, async () => {
   await ensureServices(['redis', 'mysql']);
   const checks = buildChecks();
-  const report = await runChecks([findCheck(checks, 'soft-limit-stops-work'), findCheck(checks, 'hard-limit-kills-child')]);
+  const report = await runChecks([
+    findCheck(checks, 'soft-limit-stops-work'),
+    findCheck(checks, 'hard-limit-kills-child'),
+  ]);
   return report.failed > 0 ? 1 : 0;
 });

@@ -16,17 +16,36 @@ import { openInventoryDatabase } from '../src/database.ts';
 import { DEDUCT_JOB_NAME, type DeductJobData } from '../src/deduct-job.ts';
 import { gapsBetweenRuns, readRetryEvidence, type RetryRun } from '../src/execution-log.ts';
 import { deductStockOnce, type DeductionOutcome } from '../src/inventory.ts';
-import { retryQueueAddress, type RetryJob, type RetryJobData, type RetryJobName, type RetryJobResult, type RetryQueue } from '../src/jobs.ts';
+import {
+  retryQueueAddress,
+  type RetryJob,
+  type RetryJobData,
+  type RetryJobName,
+  type RetryJobResult,
+  type RetryQueue,
+} from '../src/jobs.ts';
 import { RETRY_WORKER_OPTIONS, type RetryWorkerOptionValues } from '../src/options.ts';
 import { countDeductions, readStock, setStock } from '../src/queries.ts';
-import { EXPORT_ATTEMPTS, RETRY_POLICY_DEFAULTS, backoffCeilingMs, fullJitterDelayMs, seededJitter } from '../src/retry-policy.ts';
+import {
+  EXPORT_ATTEMPTS,
+  RETRY_POLICY_DEFAULTS,
+  backoffCeilingMs,
+  fullJitterDelayMs,
+  seededJitter,
+} from '../src/retry-policy.ts';
 import { submitRetryExport, submitRetryJob, type RetryExportRequest } from '../src/submit.ts';
 
 const LAB_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
 
 /** Short timings so verify takes seconds; the worker's defaults stay the course's (1 s base, 8 s cap, 8 s / 10 s limits). */
-export const VERIFY_TIMINGS = { backoffBaseMs: 50, backoffCapMs: 400, minWorkMs: 100, softTimeLimitMs: 500, hardTimeLimitMs: 1500 };
+export const VERIFY_TIMINGS = {
+  backoffBaseMs: 50,
+  backoffCapMs: 400,
+  minWorkMs: 100,
+  softTimeLimitMs: 500,
+  hardTimeLimitMs: 1500,
+};
 
 /**
  * For the check that times the waits: a base long enough that a wait stands out from the
@@ -36,7 +55,10 @@ export const VERIFY_TIMINGS = { backoffBaseMs: 50, backoffCapMs: 400, minWorkMs:
 export const TIMED_BACKOFF = { ...VERIFY_TIMINGS, backoffBaseMs: 400, backoffCapMs: 1600, jitterSeed: 'jitter' };
 
 /** The waits the seed plans before retries 1 .. retries, as the worker's planRetry draws them. */
-export function seededWaits(timings: { backoffBaseMs: number; backoffCapMs: number; jitterSeed: string }, retries: number): number[] {
+export function seededWaits(
+  timings: { backoffBaseMs: number; backoffCapMs: number; jitterSeed: string },
+  retries: number,
+): number[] {
   const jitter = seededJitter(timings.jitterSeed);
   return Array.from({ length: retries }, (_, i) => fullJitterDelayMs(i + 1, timings, () => jitter(i + 1)));
 }
@@ -97,19 +119,29 @@ interface SandboxSetup {
   timings?: Partial<RetryWorkerOptionValues>;
 }
 
-async function withRetryWorker<T>(signal: AbortSignal, setup: SandboxSetup, body: (sandbox: RetrySandbox) => Promise<T>): Promise<T> {
+async function withRetryWorker<T>(
+  signal: AbortSignal,
+  setup: SandboxSetup,
+  body: (sandbox: RetrySandbox) => Promise<T>,
+): Promise<T> {
   return withResources(signal, async (res) => {
     await ensureInfra({ services: ['redis', 'mysql'] });
     const queueName = `retries-${randomUUID()}`;
-    const queue = res.add(await openQueue<RetryJobData, RetryJobResult, RetryJobName>(retryQueueAddress(queueName)), async (q) => {
-      await q.obliterate({ force: true }).catch(() => {});
-      await q.close();
-    });
+    const queue = res.add(
+      await openQueue<RetryJobData, RetryJobResult, RetryJobName>(retryQueueAddress(queueName)),
+      async (q) => {
+        await q.obliterate({ force: true }).catch(() => {});
+        await q.close();
+      },
+    );
     const redis = res.add(new Redis(redisOptions()), (r) => r.quit());
     await launchProcess(setup.worker?.script ?? WORKER_SCRIPT, {
       args: setup.worker?.args,
       cwd: LAB_DIR,
-      env: { ...RETRY_WORKER_OPTIONS.toEnv({ queueName, ...(setup.timings ?? VERIFY_TIMINGS) }), [FAULTS_ENV]: setup.faults ?? '' },
+      env: {
+        ...RETRY_WORKER_OPTIONS.toEnv({ queueName, ...(setup.timings ?? VERIFY_TIMINGS) }),
+        [FAULTS_ENV]: setup.faults ?? '',
+      },
       ready: /ready on queue/,
       resources: res,
     });
@@ -162,7 +194,10 @@ export interface ExportRunOptions {
   submit?: SubmitExport;
 }
 
-export async function exportRun(signal: AbortSignal, { faults = '', request, worker, timings, submit = submitRetryExport }: ExportRunOptions): Promise<ExportRunEvidence> {
+export async function exportRun(
+  signal: AbortSignal,
+  { faults = '', request, worker, timings, submit = submitRetryExport }: ExportRunOptions,
+): Promise<ExportRunEvidence> {
   return withRetryWorker(signal, { faults, worker, timings }, async (sandbox) => {
     const attemptsAllowed = request.attempts ?? EXPORT_ATTEMPTS;
     const submitted = await submit(sandbox.queue, { ...request, attempts: attemptsAllowed });
@@ -170,7 +205,16 @@ export async function exportRun(signal: AbortSignal, { faults = '', request, wor
     const { runs, reads } = await readRetryEvidence(sandbox.redis, sandbox.queueName, submitted.id ?? '');
     const result = job?.returnvalue;
     const rows = result && typeof result === 'object' && 'rows' in result ? result.rows : undefined;
-    return { faults, state, failedReason: job?.failedReason, rows, attemptsAllowed, runs, reads, gaps: gapsBetweenRuns(runs) };
+    return {
+      faults,
+      state,
+      failedReason: job?.failedReason,
+      rows,
+      attemptsAllowed,
+      runs,
+      reads,
+      gaps: gapsBetweenRuns(runs),
+    };
   });
 }
 
@@ -187,7 +231,10 @@ export interface TimedRetriesEvidence extends ExportRunEvidence {
  * The gaps come from the run log the worker itself writes (when each processor call
  * started), not from the delay BullMQ stored, so they show what really happened.
  */
-export async function timedRetries(signal: AbortSignal, options: { worker?: WorkerUnderTest; submit?: SubmitExport } = {}): Promise<TimedRetriesEvidence> {
+export async function timedRetries(
+  signal: AbortSignal,
+  options: { worker?: WorkerUnderTest; submit?: SubmitExport } = {},
+): Promise<TimedRetriesEvidence> {
   const run = await exportRun(signal, {
     ...options,
     timings: TIMED_BACKOFF,
@@ -234,7 +281,11 @@ export async function crawlRun(signal: AbortSignal, options: CrawlRunOptions): P
     const data: CrawlJobData = { job_id: randomUUID(), mode: options.mode, work_ms: options.workMs };
     const started = Date.now();
     await submitRetryJob(sandbox.queue, CRAWL_JOB_NAME, data, { jobId: data.job_id });
-    const { state, job } = await settle(sandbox, data.job_id, VERIFY_TIMINGS.hardTimeLimitMs + (options.settleGraceMs ?? 10_000));
+    const { state, job } = await settle(
+      sandbox,
+      data.job_id,
+      VERIFY_TIMINGS.hardTimeLimitMs + (options.settleGraceMs ?? 10_000),
+    );
     const tookMs = Date.now() - started;
     const { notes } = await readRetryEvidence(sandbox.redis, sandbox.queueName, data.job_id);
     const pid = Number(/child pid (\d+)/.exec(notes.join('\n'))?.[1]);
@@ -277,7 +328,10 @@ export interface SameOrderEvidence {
   records: number;
 }
 
-export async function sameOrderDeductions(signal: AbortSignal, deductOnce: typeof deductStockOnce = deductStockOnce): Promise<SameOrderEvidence> {
+export async function sameOrderDeductions(
+  signal: AbortSignal,
+  deductOnce: typeof deductStockOnce = deductStockOnce,
+): Promise<SameOrderEvidence> {
   return withResources(signal, (res) =>
     withInventory(res, async (pool, sku) => {
       const quantity = 2;
@@ -309,7 +363,10 @@ export interface DeductionJobEvidence {
 }
 
 /** A deduction job whose first run loses its reply after the commit (fault after-deduct-commit), so BullMQ runs it again. */
-export async function rerunDeductionJob(signal: AbortSignal, options: { faults: string; worker?: WorkerUnderTest }): Promise<DeductionJobEvidence> {
+export async function rerunDeductionJob(
+  signal: AbortSignal,
+  options: { faults: string; worker?: WorkerUnderTest },
+): Promise<DeductionJobEvidence> {
   return withResources(signal, (res) =>
     withInventory(res, (pool, sku) =>
       withRetryWorker(res.signal, options, async (sandbox) => {
@@ -317,8 +374,19 @@ export async function rerunDeductionJob(signal: AbortSignal, options: { faults: 
         await submitRetryJob(sandbox.queue, DEDUCT_JOB_NAME, data, { jobId: data.order_id });
         const { state, job } = await settle(sandbox, data.order_id, 30_000);
         const progress = job?.progress;
-        const outcomes = progress && typeof progress === 'object' && 'outcomes' in progress && Array.isArray(progress.outcomes) ? progress.outcomes.map(String) : [];
-        return { faults: options.faults, state, attemptsMade: job?.attemptsMade, outcomes, stockBefore: STOCK_BEFORE, stockAfter: await readStock(pool, sku), quantity: data.quantity };
+        const outcomes =
+          progress && typeof progress === 'object' && 'outcomes' in progress && Array.isArray(progress.outcomes)
+            ? progress.outcomes.map(String)
+            : [];
+        return {
+          faults: options.faults,
+          state,
+          attemptsMade: job?.attemptsMade,
+          outcomes,
+          stockBefore: STOCK_BEFORE,
+          stockAfter: await readStock(pool, sku),
+          quantity: data.quantity,
+        };
       }),
     ),
   );

@@ -21,7 +21,9 @@ export function parseDeductJobData(input: unknown): DeductJobData {
   return checkJobData<DeductJobData>(DEDUCT_JOB_NAME, input, (data) => [
     ...(isIdentifier(data.order_id) ? [] : ['order_id must be 1-64 letters, digits, _ or -']),
     ...(isIdentifier(data.sku) ? [] : ['sku must be 1-64 letters, digits, _ or -']),
-    ...(Number.isSafeInteger(data.quantity) && Number(data.quantity) > 0 ? [] : ['quantity must be a whole number > 0']),
+    ...(Number.isSafeInteger(data.quantity) && Number(data.quantity) > 0
+      ? []
+      : ['quantity must be a whole number > 0']),
   ]);
 }
 

@@ -19,7 +19,11 @@ const readsKey = (queue: string, jobId: string) => `${labPrefix('10')}:evidence:
 const notesKey = (queue: string, jobId: string) => `${labPrefix('10')}:evidence:${queue}:${jobId}:notes`;
 
 export async function recordRetryRun(redis: Redis, queue: string, jobId: string, run: RetryRun): Promise<void> {
-  await redis.multi().rpush(runsKey(queue, jobId), JSON.stringify(run)).expire(runsKey(queue, jobId), EVIDENCE_TTL_SECONDS).exec();
+  await redis
+    .multi()
+    .rpush(runsKey(queue, jobId), JSON.stringify(run))
+    .expire(runsKey(queue, jobId), EVIDENCE_TTL_SECONDS)
+    .exec();
 }
 
 export async function recordSourceRead(redis: Redis, queue: string, jobId: string): Promise<void> {

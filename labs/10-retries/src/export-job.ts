@@ -112,7 +112,13 @@ export async function processRetryExport(job: RetryJob, context: RetryExportCont
 }
 
 /** Turns a failed try into what BullMQ should do next: fail now, or retry after a planned wait. */
-function decideAfterFailure(err: unknown, job: RetryJob, data: RetryExportData, context: RetryExportContext, parts: RetryExportParts): Error {
+function decideAfterFailure(
+  err: unknown,
+  job: RetryJob,
+  data: RetryExportData,
+  context: RetryExportContext,
+  parts: RetryExportParts,
+): Error {
   const error = parts.failFastUnlessRetryable(err);
   if (error instanceof UnrecoverableError) return error;
   const retriesLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
@@ -121,7 +127,13 @@ function decideAfterFailure(err: unknown, job: RetryJob, data: RetryExportData, 
   // Check 2, before a retry is scheduled: the wait plus one more try must end before the deadline.
   const retry = job.attemptsMade + 1;
   const jitter = context.jitter ?? randomJitter;
-  const plan = parts.planRetry({ nowMs: (context.now ?? Date.now)(), deadlineAt: data.deadline_at, retry, policy: context.policy, random: () => jitter(retry) });
+  const plan = parts.planRetry({
+    nowMs: (context.now ?? Date.now)(),
+    deadlineAt: data.deadline_at,
+    retry,
+    policy: context.policy,
+    random: () => jitter(retry),
+  });
   if (!plan.retry) return new InsufficientRetryBudgetError();
   return withPlannedDelay(error, plan.delayMs);
 }

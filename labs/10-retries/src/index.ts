@@ -23,10 +23,34 @@ export {
   type RetryPolicy,
 } from './retry-policy.ts';
 export { DeadlineExceededError, FailFastError, InsufficientRetryBudgetError, InvalidJobDataError } from './errors.ts';
-export { RETRYABLE_ERRORS, TemporaryExportError, failFastUnlessRetryable, isRetryable, plannedDelayOf, withPlannedDelay } from './export-errors.ts';
+export {
+  RETRYABLE_ERRORS,
+  TemporaryExportError,
+  failFastUnlessRetryable,
+  isRetryable,
+  plannedDelayOf,
+  withPlannedDelay,
+} from './export-errors.ts';
 export { RETRY_FAULT_POINTS, retryFaults, type RetryFaultPoint, type RetryFaults } from './faults.ts';
-export { checkJobData, isIdentifier, retryQueueAddress, type RetryJob, type RetryJobData, type RetryJobName, type RetryJobResult, type RetryQueue } from './jobs.ts';
-export { gapsBetweenRuns, readRetryEvidence, recordNote, recordRetryRun, recordSourceRead, type RetryEvidence, type RetryRun } from './execution-log.ts';
+export {
+  checkJobData,
+  isIdentifier,
+  retryQueueAddress,
+  type RetryJob,
+  type RetryJobData,
+  type RetryJobName,
+  type RetryJobResult,
+  type RetryQueue,
+} from './jobs.ts';
+export {
+  gapsBetweenRuns,
+  readRetryEvidence,
+  recordNote,
+  recordRetryRun,
+  recordSourceRead,
+  type RetryEvidence,
+  type RetryRun,
+} from './execution-log.ts';
 export {
   DEFAULT_CATEGORY,
   PLANNED_BACKOFF,
@@ -54,11 +78,48 @@ export {
   withSoftTimeLimit,
   type HardLimitRun,
 } from './time-limits.ts';
-export { CRAWL_CHILD_SCRIPT, CRAWL_JOB_NAME, crawlPolitely, parseCrawlJobData, processCrawl, type CrawlContext, type CrawlJobData, type CrawlResult } from './crawl-job.ts';
-export { DEDUCT_JOB_NAME, ReplyLostError, parseDeductJobData, processDeduction, type DeductionContext, type DeductJobData } from './deduct-job.ts';
-export { countDeductions, insertDeductionRecord, readStock, setStock, takeStock, type Sql, type StockDeduction } from './queries.ts';
+export {
+  CRAWL_CHILD_SCRIPT,
+  CRAWL_JOB_NAME,
+  crawlPolitely,
+  parseCrawlJobData,
+  processCrawl,
+  type CrawlContext,
+  type CrawlJobData,
+  type CrawlResult,
+} from './crawl-job.ts';
+export {
+  DEDUCT_JOB_NAME,
+  ReplyLostError,
+  parseDeductJobData,
+  processDeduction,
+  type DeductionContext,
+  type DeductJobData,
+} from './deduct-job.ts';
+export {
+  countDeductions,
+  insertDeductionRecord,
+  readStock,
+  setStock,
+  takeStock,
+  type Sql,
+  type StockDeduction,
+} from './queries.ts';
 export { ER_DUP_ENTRY, InsufficientStockError, deductStockOnce, type DeductionOutcome } from './inventory.ts';
 export { lazyPool, openInventoryDatabase, type LazyPool } from './database.ts';
-export { RETRY_SUBMIT_OPTIONS, RETRY_WORKER_OPTIONS, readRetryWorkerOptions, type RetrySubmitOptionValues, type RetryWorkerOptionValues } from './options.ts';
-export { RETRY_WORKER_PARTS, runRetryWorker, startRetryWorker, type RetryWorkerOptions, type RetryWorkerParts, type RunningRetryWorker } from './worker.ts';
+export {
+  RETRY_SUBMIT_OPTIONS,
+  RETRY_WORKER_OPTIONS,
+  readRetryWorkerOptions,
+  type RetrySubmitOptionValues,
+  type RetryWorkerOptionValues,
+} from './options.ts';
+export {
+  RETRY_WORKER_PARTS,
+  runRetryWorker,
+  startRetryWorker,
+  type RetryWorkerOptions,
+  type RetryWorkerParts,
+  type RunningRetryWorker,
+} from './worker.ts';
 export { submitRetryExport, submitRetryJob, type RetryExportRequest } from './submit.ts';

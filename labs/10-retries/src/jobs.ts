@@ -33,4 +33,5 @@ export function checkJobData<T>(jobName: string, input: unknown, problemsOf: (da
 }
 
 /** 1-64 letters, digits, _ or -: safe as a BullMQ job id and in a Redis key. */
-export const isIdentifier = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(value);
+export const isIdentifier = (value: unknown): value is string =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(value);

@@ -11,20 +11,41 @@
 //   HARD_TIME_LIMIT_MS      10000    a crawl's child process is killed after this
 //   RETRY_JITTER_SEED       (none)   drills and tests only: fixes every jitter draw (see seededJitter)
 //   EXPORT_DEADLINE_MS      600000   `pnpm submit`: the deadline, counted from submission
-import { OptionsError, defineOptions, durationMs, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import { OptionsError, defineOptions, durationMs, text, type ReadOptions } from '@tasks-lab/lab-kit';
 import { SUBMIT_OPTIONS, WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
 import { DEFAULT_EXPORT_DEADLINE_MS, RETRY_POLICY_DEFAULTS } from './retry-policy.ts';
 import { TIME_LIMIT_DEFAULTS } from './time-limits.ts';
 
 export const RETRY_WORKER_OPTIONS = defineOptions({
   ...WORKER_OPTIONS.specs,
-  concurrency: wholeNumber('WORKER_CONCURRENCY', 4, { min: 1, max: 64 }),
+  /** Jobs one worker runs at once: lesson 08's variable and bounds, this lab's default. @defaultValue 4 */
+  concurrency: { ...WORKER_OPTIONS.specs.concurrency, default: 4 },
+  /**
+   * The first retry waits up to this; the wait doubles with every retry.
+   * @defaultValue RETRY_POLICY_DEFAULTS.backoffBaseMs (1000)
+   */
   backoffBaseMs: durationMs('RETRY_BACKOFF_BASE_MS', RETRY_POLICY_DEFAULTS.backoffBaseMs),
+  /** No retry ever waits longer. @defaultValue RETRY_POLICY_DEFAULTS.backoffCapMs (8000) */
   backoffCapMs: durationMs('RETRY_BACKOFF_CAP_MS', RETRY_POLICY_DEFAULTS.backoffCapMs),
+  /**
+   * The least time one more try needs before the deadline: with less left, the job fails instead.
+   * @defaultValue RETRY_POLICY_DEFAULTS.minWorkMs (100)
+   */
   minWorkMs: durationMs('RETRY_MIN_WORK_MS', RETRY_POLICY_DEFAULTS.minWorkMs),
+  /**
+   * A crawl's AbortSignal aborts after this (the course's soft time limit); must be below the hard one.
+   * @defaultValue TIME_LIMIT_DEFAULTS.softTimeLimitMs (8000)
+   */
   softTimeLimitMs: durationMs('SOFT_TIME_LIMIT_MS', TIME_LIMIT_DEFAULTS.softTimeLimitMs),
+  /**
+   * A crawl's child process is killed after this (the course's hard time limit).
+   * @defaultValue TIME_LIMIT_DEFAULTS.hardTimeLimitMs (10000)
+   */
   hardTimeLimitMs: durationMs('HARD_TIME_LIMIT_MS', TIME_LIMIT_DEFAULTS.hardTimeLimitMs),
-  // Empty (the default): Math.random. A seed makes the waits known in advance, for a check that times them.
+  /**
+   * Drills and tests only: a seed fixes every jitter draw (seededJitter), so a check can time the waits; empty:
+   * Math.random. @defaultValue '' (no seed)
+   */
   jitterSeed: text('RETRY_JITTER_SEED', ''),
 });
 export type RetryWorkerOptionValues = ReturnType<typeof RETRY_WORKER_OPTIONS.defaults>;
@@ -36,7 +57,9 @@ export type RetryWorkerOptionValues = ReturnType<typeof RETRY_WORKER_OPTIONS.def
 export function readRetryWorkerOptions(options: ReadOptions<RetryWorkerOptionValues> = {}): RetryWorkerOptionValues {
   const values = RETRY_WORKER_OPTIONS.read(options);
   if (values.softTimeLimitMs >= values.hardTimeLimitMs) {
-    throw new OptionsError([`SOFT_TIME_LIMIT_MS (${values.softTimeLimitMs}) must be below HARD_TIME_LIMIT_MS (${values.hardTimeLimitMs})`]);
+    throw new OptionsError([
+      `SOFT_TIME_LIMIT_MS (${values.softTimeLimitMs}) must be below HARD_TIME_LIMIT_MS (${values.hardTimeLimitMs})`,
+    ]);
   }
   return values;
 }
@@ -44,6 +67,10 @@ export function readRetryWorkerOptions(options: ReadOptions<RetryWorkerOptionVal
 /** `pnpm submit`: lesson 08's (queue, how long to wait for the result) plus the export's deadline. */
 export const RETRY_SUBMIT_OPTIONS = defineOptions({
   ...SUBMIT_OPTIONS.specs,
+  /**
+   * `pnpm submit`: the export's deadline, counted from submission.
+   * @defaultValue DEFAULT_EXPORT_DEADLINE_MS (600000, 10 min)
+   */
   deadlineMs: durationMs('EXPORT_DEADLINE_MS', DEFAULT_EXPORT_DEADLINE_MS),
 });
 export type RetrySubmitOptionValues = ReturnType<typeof RETRY_SUBMIT_OPTIONS.defaults>;

@@ -21,7 +21,11 @@ export interface StockDeduction {
  * then fails the same way. affectedRows: 1 when the row was inserted.
  */
 export async function insertDeductionRecord(sql: Sql, { orderId, sku, quantity }: StockDeduction): Promise<void> {
-  await sql.execute('INSERT INTO inventory_deductions (order_id, sku, quantity) VALUES (?, ?, ?)', [orderId, sku, quantity]);
+  await sql.execute('INSERT INTO inventory_deductions (order_id, sku, quantity) VALUES (?, ?, ?)', [
+    orderId,
+    sku,
+    quantity,
+  ]);
 }
 
 /**
@@ -30,7 +34,10 @@ export async function insertDeductionRecord(sql: Sql, { orderId, sku, quantity }
  * affectedRows: 1 taken; 0 not enough stock (or no such SKU), and nothing changed.
  */
 export async function takeStock(sql: Sql, sku: string, quantity: number): Promise<boolean> {
-  const [result] = await sql.execute<ResultSetHeader>('UPDATE inventory_stock SET quantity = quantity - ? WHERE sku = ? AND quantity >= ?', [quantity, sku, quantity]);
+  const [result] = await sql.execute<ResultSetHeader>(
+    'UPDATE inventory_stock SET quantity = quantity - ? WHERE sku = ? AND quantity >= ?',
+    [quantity, sku, quantity],
+  );
   return result.affectedRows === 1;
 }
 
@@ -39,7 +46,11 @@ export async function takeStock(sql: Sql, sku: string, quantity: number): Promis
  * affectedRows: 1 inserted, 2 updated (MySQL counts an upsert's update as 2), 0 already that number.
  */
 export async function setStock(sql: Sql, sku: string, quantity: number): Promise<void> {
-  await sql.execute('INSERT INTO inventory_stock (sku, quantity) VALUES (?, ?) ON DUPLICATE KEY UPDATE quantity = ?', [sku, quantity, quantity]);
+  await sql.execute('INSERT INTO inventory_stock (sku, quantity) VALUES (?, ?) ON DUPLICATE KEY UPDATE quantity = ?', [
+    sku,
+    quantity,
+    quantity,
+  ]);
 }
 
 /** A SKU's stock, or undefined when there is no such SKU. Reads only (no affected rows). */
@@ -51,6 +62,9 @@ export async function readStock(sql: Sql, sku: string): Promise<number | undefin
 
 /** How many deduction records an order has: 0 or 1 while the primary key holds. Reads only. */
 export async function countDeductions(sql: Sql, orderId: string): Promise<number> {
-  const [rows] = await sql.execute<RowDataPacket[]>('SELECT COUNT(*) AS n FROM inventory_deductions WHERE order_id = ?', [orderId]);
+  const [rows] = await sql.execute<RowDataPacket[]>(
+    'SELECT COUNT(*) AS n FROM inventory_deductions WHERE order_id = ?',
+    [orderId],
+  );
   return Number(rows[0]?.n ?? 0);
 }

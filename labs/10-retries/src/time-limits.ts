@@ -65,7 +65,13 @@ export interface HardLimitRun {
  * Runs a script in its own process (a LabProcess). Exit code 0 before the limit: done.
  * Otherwise the parent's watchdog kills it and the job fails with "hard time limit exceeded".
  */
-export async function runWithHardTimeLimit({ script, args, limitMs, onStart, killSignal = 'SIGKILL' }: HardLimitRun): Promise<void> {
+export async function runWithHardTimeLimit({
+  script,
+  args,
+  limitMs,
+  onStart,
+  killSignal = 'SIGKILL',
+}: HardLimitRun): Promise<void> {
   const child = startTsProcess(script, { args });
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -15,7 +15,13 @@ import { CRAWL_JOB_NAME, crawlPolitely, processCrawl } from './crawl-job.ts';
 import { lazyPool } from './database.ts';
 import { DEDUCT_JOB_NAME, processDeduction } from './deduct-job.ts';
 import { plannedDelayOf } from './export-errors.ts';
-import { RETRY_EXPORT_JOB_NAME, RETRY_EXPORT_PARTS, plannedBackoff, processRetryExport, type RetryExportParts } from './export-job.ts';
+import {
+  RETRY_EXPORT_JOB_NAME,
+  RETRY_EXPORT_PARTS,
+  plannedBackoff,
+  processRetryExport,
+  type RetryExportParts,
+} from './export-job.ts';
 import { retryFaults, type RetryFaults } from './faults.ts';
 import { deductStockOnce } from './inventory.ts';
 import { retryQueueAddress, type RetryJobData, type RetryJobName, type RetryJobResult } from './jobs.ts';
@@ -30,7 +36,12 @@ export interface RetryWorkerParts extends RetryExportParts {
   killSignal: NodeJS.Signals;
 }
 
-export const RETRY_WORKER_PARTS: RetryWorkerParts = { ...RETRY_EXPORT_PARTS, crawl: crawlPolitely, deductOnce: deductStockOnce, killSignal: 'SIGKILL' };
+export const RETRY_WORKER_PARTS: RetryWorkerParts = {
+  ...RETRY_EXPORT_PARTS,
+  crawl: crawlPolitely,
+  deductOnce: deductStockOnce,
+  killSignal: 'SIGKILL',
+};
 
 export interface RetryWorkerOptions extends RetryWorkerOptionValues {
   /** @defaultValue the faults LAB_FAULTS switches on (none) */
@@ -51,7 +62,11 @@ export async function startRetryWorker(options: RetryWorkerOptions): Promise<Run
   const faults = options.faults ?? retryFaults();
   const evidence = new Redis(redisOptions());
   const database = lazyPool(); // opened by the first deduction job, shared by all of them
-  const policy = { backoffBaseMs: options.backoffBaseMs, backoffCapMs: options.backoffCapMs, minWorkMs: options.minWorkMs };
+  const policy = {
+    backoffBaseMs: options.backoffBaseMs,
+    backoffCapMs: options.backoffCapMs,
+    minWorkMs: options.minWorkMs,
+  };
   const jitter = options.jitter ?? (options.jitterSeed ? seededJitter(options.jitterSeed) : randomJitter);
   const handlers: JobHandlers<RetryJobData, RetryJobResult, RetryJobName> = {
     [RETRY_EXPORT_JOB_NAME]: (job) => processRetryExport(job, { redis: evidence, policy, faults, parts, jitter }),
@@ -63,7 +78,8 @@ export async function startRetryWorker(options: RetryWorkerOptions): Promise<Run
         crawl: parts.crawl,
         killSignal: parts.killSignal,
       }),
-    [DEDUCT_JOB_NAME]: async (job) => processDeduction(job, { pool: await database.get(), faults, deductOnce: parts.deductOnce }),
+    [DEDUCT_JOB_NAME]: async (job) =>
+      processDeduction(job, { pool: await database.get(), faults, deductOnce: parts.deductOnce }),
   };
   const { concurrency, lockDurationMs, stalledIntervalMs, maxStalledCount } = options;
   const worker = startWorker(retryQueueAddress(options.queueName), handlers, {
@@ -94,7 +110,9 @@ export async function runRetryWorker(parts: Partial<RetryWorkerParts> = {}): Pro
   running.worker.on('failed', (job, err) => {
     const delayMs = plannedDelayOf(err);
     const next = delayMs === undefined ? 'no retry' : `retry in ${delayMs} ms`;
-    console.log(`job ${job?.id} run ${job?.attemptsMade} failed [${errorCode(err) ?? 'no code'}]: ${err.message} (${next})`);
+    console.log(
+      `job ${job?.id} run ${job?.attemptsMade} failed [${errorCode(err) ?? 'no code'}]: ${err.message} (${next})`,
+    );
   });
   running.worker.on('completed', (job) => console.log(`job ${job.id} completed after ${job.attemptsMade} run(s)`));
   // close() waits for running jobs; a crawl may take up to its hard limit to end.

@@ -3,7 +3,10 @@
 import { loadExercise } from '@tasks-lab/lab-kit';
 import { describe, expect, it } from 'vitest';
 
-const { nextStep } = await loadExercise<typeof import('../solutions/retry-budget.ts')>(import.meta.url, 'retry-budget.ts');
+const { nextStep } = await loadExercise<typeof import('../solutions/retry-budget.ts')>(
+  import.meta.url,
+  'retry-budget.ts',
+);
 
 const now = 1_000_000;
 const base = { nowMs: now, deadlineAt: now + 60_000, runsSoFar: 1, attempts: 4, delayMs: 500, minWorkMs: 100 };
@@ -14,15 +17,24 @@ describe('exercise: a retry needs both a retry left and time left', () => {
   });
 
   it('When the budget is only 50 ms, Then it fails with "insufficient retry budget" although 3 retries are left [test:exercise-50ms-budget-fails]', () => {
-    expect(nextStep({ ...base, deadlineAt: now + 50, delayMs: 0 })).toEqual({ action: 'fail', reason: 'insufficient retry budget' });
+    expect(nextStep({ ...base, deadlineAt: now + 50, delayMs: 0 })).toEqual({
+      action: 'fail',
+      reason: 'insufficient retry budget',
+    });
   });
 
   it('When the wait alone would end past the deadline, Then it fails with "insufficient retry budget"', () => {
-    expect(nextStep({ ...base, deadlineAt: now + 1000, delayMs: 950 })).toEqual({ action: 'fail', reason: 'insufficient retry budget' });
+    expect(nextStep({ ...base, deadlineAt: now + 1000, delayMs: 950 })).toEqual({
+      action: 'fail',
+      reason: 'insufficient retry budget',
+    });
   });
 
   it('When the wait plus one more try ends exactly at the deadline, Then that is already too late', () => {
-    expect(nextStep({ ...base, deadlineAt: now + 600 })).toEqual({ action: 'fail', reason: 'insufficient retry budget' });
+    expect(nextStep({ ...base, deadlineAt: now + 600 })).toEqual({
+      action: 'fail',
+      reason: 'insufficient retry budget',
+    });
   });
 
   it('When 4 runs (1 + 3 retries) have failed with attempts 4, Then it fails with "attempts exhausted" [test:exercise-attempts-exhausted]', () => {

@@ -22,7 +22,7 @@ const newSku = async (quantity: number) => {
 };
 
 describe('inventory: deduct once per order', () => {
-  it('When migrations run again, Then nothing is applied twice and lesson 10\'s file is recorded', async () => {
+  it("When migrations run again, Then nothing is applied twice and lesson 10's file is recorded", async () => {
     const report = await migrateLab('10');
     expect(report.applied).toEqual([]);
     expect(report.alreadyApplied.map((m) => `${m.lab}/${m.file}`)).toContain('10/001-inventory.sql');

@@ -14,7 +14,9 @@ const policy = RETRY_POLICY_DEFAULTS;
 
 describe('retry-policy: capped full-jitter backoff', () => {
   it('When retries follow each other, Then the ceiling doubles from 1 s and stops at the 8 s cap', () => {
-    expect([1, 2, 3, 4, 5, 12, 1100].map((retry) => backoffCeilingMs(retry, policy))).toEqual([1000, 2000, 4000, 8000, 8000, 8000, 8000]);
+    expect([1, 2, 3, 4, 5, 12, 1100].map((retry) => backoffCeilingMs(retry, policy))).toEqual([
+      1000, 2000, 4000, 8000, 8000, 8000, 8000,
+    ]);
   });
 
   it('When the random source gives 0, Then the wait is 0 (full jitter starts at zero)', () => {
@@ -50,7 +52,9 @@ describe('retry-policy: capped full-jitter backoff', () => {
     }
     // The numbers the timed check relies on: with base 400 ms and cap 1600 ms, waits of 188, 713 and 516 ms.
     const timed = { backoffBaseMs: 400, backoffCapMs: 1600 };
-    expect([1, 2, 3].map((retry) => fullJitterDelayMs(retry, timed, () => seededJitter('jitter')(retry)))).toEqual([188, 713, 516]);
+    expect([1, 2, 3].map((retry) => fullJitterDelayMs(retry, timed, () => seededJitter('jitter')(retry)))).toEqual([
+      188, 713, 516,
+    ]);
   });
 
   it('When a retry number is 0 or fractional, Then it is refused', () => {
@@ -69,15 +73,24 @@ describe('retry-policy: the deadline', () => {
   });
 
   it('When the drawn wait plus the minimum work fits before the deadline, Then a retry is planned with that wait', () => {
-    expect(planRetry({ nowMs: now, deadlineAt: now + 10_000, retry: 2, policy, random: () => 0.5 })).toEqual({ retry: true, delayMs: 1000 });
+    expect(planRetry({ nowMs: now, deadlineAt: now + 10_000, retry: 2, policy, random: () => 0.5 })).toEqual({
+      retry: true,
+      delayMs: 1000,
+    });
   });
 
   it('When the wait plus the minimum work reaches the deadline, Then the plan is "insufficient retry budget"', () => {
     // wait 1000 + min work 100 = exactly the 1100 ms left: too late.
-    expect(planRetry({ nowMs: now, deadlineAt: now + 1100, retry: 2, policy, random: () => 0.5 })).toEqual({ retry: false, reason: INSUFFICIENT_RETRY_BUDGET });
+    expect(planRetry({ nowMs: now, deadlineAt: now + 1100, retry: 2, policy, random: () => 0.5 })).toEqual({
+      retry: false,
+      reason: INSUFFICIENT_RETRY_BUDGET,
+    });
   });
 
   it('When only 50 ms remain, Then even a zero wait cannot fit one more try [test:50ms-left-no-retry]', () => {
-    expect(planRetry({ nowMs: now, deadlineAt: now + 50, retry: 1, policy, random: () => 0 })).toEqual({ retry: false, reason: INSUFFICIENT_RETRY_BUDGET });
+    expect(planRetry({ nowMs: now, deadlineAt: now + 50, retry: 1, policy, random: () => 0 })).toEqual({
+      retry: false,
+      reason: INSUFFICIENT_RETRY_BUDGET,
+    });
   });
 });

@@ -21,12 +21,16 @@ beforeAll(async () => {
 afterAll(() => impostor.close());
 
 describe('the worker checks the services first', () => {
-  it('When the worker starts, Then it says where the lab\'s Redis and database run before its ready line [test:worker-reports-services]', { timeout: 60_000 }, async () => {
+  it("When the worker starts, Then it says where the lab's Redis and database run before its ready line [test:worker-reports-services]", {
+    timeout: 60_000,
+  }, async () => {
     const queueName = `services-${randomUUID()}`;
     const worker = startTsProcess(WORKER_SCRIPT, { cwd: LAB_DIR, env: RETRY_WORKER_OPTIONS.toEnv({ queueName }) });
     try {
       await worker.waitForOutput(/ready on queue/, 45_000);
-      expect(worker.output()).toMatch(/^\[infra\] (Redis on 127\.0\.0\.1:\d+ and the database on 127\.0\.0\.1:\d+ already running|starting )[\s\S]*^retry worker \d+ ready/m);
+      expect(worker.output()).toMatch(
+        /^\[infra\] (Redis on 127\.0\.0\.1:\d+ and the database on 127\.0\.0\.1:\d+ already running|starting )[\s\S]*^retry worker \d+ ready/m,
+      );
     } finally {
       await worker.stop(5000);
       const queue = await openQueue(retryQueueAddress(queueName));
@@ -35,10 +39,18 @@ describe('the worker checks the services first', () => {
     }
   });
 
-  it('When something that is not Redis holds the lab\'s Redis port, Then the worker stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]', { timeout: 90_000 }, async () => {
-    const env = { ...RETRY_WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` }), TASKS_LAB_REDIS_PORT: String(impostor.port) };
+  it("When something that is not Redis holds the lab's Redis port, Then the worker stops at once naming the problem, instead of retrying for ever [test:worker-refuses-wrong-service]", {
+    timeout: 90_000,
+  }, async () => {
+    const env = {
+      ...RETRY_WORKER_OPTIONS.toEnv({ queueName: `services-${randomUUID()}` }),
+      TASKS_LAB_REDIS_PORT: String(impostor.port),
+    };
     const worker = startTsProcess(WORKER_SCRIPT, { cwd: LAB_DIR, env });
-    const exit = await Promise.race([worker.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+    const exit = await Promise.race([
+      worker.exited,
+      new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000)),
+    ]);
     if (exit === 'still running') worker.kill();
 
     expect(exit, `output so far:\n${worker.output()}`).toMatchObject({ code: 1 });

@@ -9,7 +9,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readRetryEvidence } from '../src/execution-log.ts';
 import { RETRY_EXPORT_JOB_NAME, parseRetryExportData } from '../src/export-job.ts';
 import { RETRY_FAULT_POINTS } from '../src/faults.ts';
-import { retryQueueAddress, type RetryJobData, type RetryJobName, type RetryJobResult, type RetryQueue } from '../src/jobs.ts';
+import {
+  retryQueueAddress,
+  type RetryJobData,
+  type RetryJobName,
+  type RetryJobResult,
+  type RetryQueue,
+} from '../src/jobs.ts';
 import { RETRY_WORKER_OPTIONS } from '../src/options.ts';
 import { submitRetryExport } from '../src/submit.ts';
 import { startRetryWorker, type RunningRetryWorker } from '../src/worker.ts';
@@ -67,11 +73,16 @@ describe('worker: retries on a real queue', () => {
     expect((await readRetryEvidence(redis, queueName, submitted.id ?? '')).runs).toHaveLength(2);
   });
 
-  it('When a job name has no handler, Then it fails once with the layer\'s unknown-job-name error', async () => {
+  it("When a job name has no handler, Then it fails once with the layer's unknown-job-name error", async () => {
     await startWorkerWithFaults('');
     const jobId = randomUUID();
     // A name this worker does not register, as an older or newer producer might send.
-    await enqueue(queue, 'export-pdf' as RetryJobName, { job_id: jobId, deadline_at: Date.now() + 30_000, category: 'samples' }, { jobId, jobOptions: { attempts: 4 } });
+    await enqueue(
+      queue,
+      'export-pdf' as RetryJobName,
+      { job_id: jobId, deadline_at: Date.now() + 30_000, category: 'samples' },
+      { jobId, jobOptions: { attempts: 4 } },
+    );
     const job = await settle(jobId);
     expect(await job.getState()).toBe('failed');
     expect(job.attemptsMade).toBe(1);
@@ -81,7 +92,10 @@ describe('worker: retries on a real queue', () => {
   it('When the data does not match the job name, Then it fails once with invalid-job-data', async () => {
     await startWorkerWithFaults('');
     const jobId = randomUUID();
-    await enqueue(queue, RETRY_EXPORT_JOB_NAME, { job_id: jobId } as RetryJobData, { jobId, jobOptions: { attempts: 4 } });
+    await enqueue(queue, RETRY_EXPORT_JOB_NAME, { job_id: jobId } as RetryJobData, {
+      jobId,
+      jobOptions: { attempts: 4 },
+    });
     const job = await settle(jobId);
     expect(job.attemptsMade).toBe(1);
     expect(job.failedReason).toMatch(/^invalid export-snapshot job: deadline_at must be epoch milliseconds; category/);

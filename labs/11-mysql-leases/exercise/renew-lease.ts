@@ -3,7 +3,7 @@
 // it, only while the job runs and the lease is still live (a passed lease cannot come
 // back to life: claim again for a new token), never past the deadline, never once a
 // cancel was requested.
-// Check your answer: pnpm lab 11 --exercise   (hint: pnpm lab 11 --hint)
+// Check your answer: pnpm -w lab 11 --exercise   (hint: pnpm -w lab 11 --hint)
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { withTransaction } from '../src/database.ts';
 
@@ -16,7 +16,12 @@ const RENEW_LEASE = `
 // TODO: never past the deadline (LEAST of the new lease end and deadline_at).
 
 /** `true` = the lease is live and ours; `false` = this holder lost the job. */
-export async function renewLease(pool: Pool, jobId: string, token: string, options: { leaseMs?: number } = {}): Promise<boolean> {
+export async function renewLease(
+  pool: Pool,
+  jobId: string,
+  token: string,
+  options: { leaseMs?: number } = {},
+): Promise<boolean> {
   const leaseMs = options.leaseMs ?? 30_000;
   return withTransaction(pool, async (tx) => {
     const [renewed] = await tx.query<ResultSetHeader>(RENEW_LEASE, [Math.round(leaseMs * 1000), jobId, token]);

@@ -1,6 +1,6 @@
 -- Lesson 11: the products an export reads. The course assumes the shop's own products
 -- table; the lab brings a small one so every export has something real to freeze.
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+ (see the notes on SQL dialects).
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 CREATE TABLE IF NOT EXISTS products (
   id BIGINT NOT NULL AUTO_INCREMENT,

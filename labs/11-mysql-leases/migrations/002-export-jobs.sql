@@ -1,6 +1,6 @@
 -- Lesson 11: the export job record moves into MySQL. From here on this table, not Redis,
 -- answers "did my export succeed?": BullMQ only wakes a worker with a job id.
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+ (see the notes on SQL dialects).
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 CREATE TABLE IF NOT EXISTS export_jobs (
   -- A UUID in ASCII with a binary collation: compared byte for byte, 36 bytes per key.
@@ -17,8 +17,6 @@ CREATE TABLE IF NOT EXISTS export_jobs (
   lease_until DATETIME(6) NULL,
   -- No claim before this instant: a duplicate delivery that arrives early claims nothing.
   next_attempt_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-  -- Set by lesson 12's dispatcher; here it stays NULL.
-  last_dispatched_at DATETIME(6) NULL,
   cancel_requested BOOLEAN NOT NULL DEFAULT FALSE,
   -- The business deadline: nothing publishes after it, whatever the lease says.
   deadline_at DATETIME(6) NOT NULL,
@@ -42,10 +40,5 @@ CREATE TABLE IF NOT EXISTS export_jobs (
   -- A key names one request: two rows can never share one (NULLs, no key, do not collide).
   UNIQUE KEY export_jobs_idempotency_key (idempotency_key),
   -- Listing jobs of one state, oldest first; ends with the primary key so the order is total.
-  KEY export_jobs_status_created (status, created_at, id),
-  -- Lesson 15's recovery scan: running jobs whose lease has passed, and queued jobs whose
-  -- next attempt has come, in a deterministic order (the notes: an index that does not
-  -- match the ORDER BY makes the scan lock every eligible row).
-  KEY export_jobs_status_lease (status, lease_until, id),
-  KEY export_jobs_status_next_attempt (status, next_attempt_at, id)
+  KEY export_jobs_status_created (status, created_at, id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_unicode_ci;

@@ -12,12 +12,21 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'While a lease is live, of all the claimers of a job exactly one gets a token',
-    gradedBy: ['check:lease-script-first-claim', 'check:lease-script-second-claim-refused', 'check:twenty-claimers-one-token', 'check:two-hundred-jobs-eight-claimers'],
+    gradedBy: [
+      'check:lease-script-first-claim',
+      'check:lease-script-second-claim-refused',
+      'check:twenty-claimers-one-token',
+      'check:two-hundred-jobs-eight-claimers',
+    ],
   },
   {
     section: 'learning-check',
     item: 'An old token cannot finish the job',
-    gradedBy: ['check:lease-script-old-token-refused', 'check:lease-script-old-token-still-refused', 'check:zombie-changes-nothing'],
+    gradedBy: [
+      'check:lease-script-old-token-refused',
+      'check:lease-script-old-token-still-refused',
+      'check:zombie-changes-nothing',
+    ],
   },
   {
     section: 'learning-check',
@@ -48,7 +57,8 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: "Who may export what should come from the shop's own user permissions; this single-user local exercise must not be deployed as a multi-user API",
-    docOnly: 'the lab has no users or accounts, so there is no permission to check; the doc says the API must not be exposed as it is',
+    docOnly:
+      'the lab has no users or accounts, so there is no permission to check; the doc says the API must not be exposed as it is',
   },
   {
     section: 'implementation-decision',
@@ -62,8 +72,25 @@ export const COVERAGE = coverage([
   },
   {
     section: 'implementation-decision',
-    item: 'Connect, row-lock and statement time limits are set separately; a lost answer to a commit proves nothing, so a client retry carries an Idempotency-Key and finds the job it already made',
-    gradedBy: ['test:session-settings', 'test:lock-wait-gives-up', 'test:statement-time-limit', 'check:idempotent-submission'],
+    item: 'Connect, per-query (read and write), row-lock and statement time limits are set separately, so no call waits for ever on a database that stops answering',
+    gradedBy: [
+      'test:connect-timeout',
+      'test:query-timeout-closes-connection',
+      'test:session-settings',
+      'test:lock-wait-gives-up',
+      'test:statement-time-limit',
+      'test:database-down-one-line',
+    ],
+  },
+  {
+    section: 'implementation-decision',
+    item: 'A broken connection or a lost answer to a commit proves no rollback: a claim or finish repeated after a timeout affects its row once, and a client retry carries an Idempotency-Key and finds the job it already made',
+    gradedBy: [
+      'test:query-timeout-finish-retried-once',
+      'test:query-timeout-half-claim-rolled-back',
+      'test:query-timeout-claim-retried-once',
+      'check:idempotent-submission',
+    ],
   },
   // The drill
   {
@@ -91,7 +118,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'attempts and the deadline come from the stored row: a redelivered message does not reset them',
-    gradedBy: ['check:completed-means-delivered', 'check:lease-script-requeue-new-token', 'check:early-duplicates-claim-nothing'],
+    gradedBy: [
+      'check:completed-means-delivered',
+      'check:lease-script-requeue-new-token',
+      'check:early-duplicates-claim-nothing',
+    ],
   },
   // Troubleshooting
   {
@@ -101,8 +132,14 @@ export const COVERAGE = coverage([
   },
   {
     section: 'troubleshooting',
-    item: 'Bull Board says completed but the row is still queued or running: the delivery claimed nothing or its finish lost; users read export_jobs, the worker logs claimed and published',
-    gradedBy: ['check:completed-means-delivered', 'check:redis-loss-changes-nothing'],
+    item: 'Bull Board says completed but the row is still queued or running: the delivery claimed nothing or its finish lost; users read export_jobs, the worker logs claimed and published, and pnpm submit says what the row shows (its holder and lease, or never claimed)',
+    gradedBy: [
+      'check:completed-means-delivered',
+      'check:redis-loss-changes-nothing',
+      'test:submit-held-lease-named',
+      'test:submit-passed-lease-named',
+      'test:submit-unclaimed-asks-for-worker',
+    ],
   },
   // The exercise
   {

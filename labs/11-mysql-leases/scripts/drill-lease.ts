@@ -36,7 +36,10 @@ async function drill(pool: Pool): Promise<void> {
   console.log(`job ${jobId} (${describeTimings(lease)})`);
 
   const old = await claim(pool, jobId, lease);
-  step(old !== undefined && old.attempts === 1, `first claim: token ${old?.token.slice(0, 8) ?? 'none'}, attempts ${old?.attempts ?? '-'}`);
+  step(
+    old !== undefined && old.attempts === 1,
+    `first claim: token ${old?.token.slice(0, 8) ?? 'none'}, attempts ${old?.attempts ?? '-'}`,
+  );
   if (!old) return;
   step((await claim(pool, jobId, lease)) === undefined, 'a second claim during the lease gets nothing');
 
@@ -47,7 +50,10 @@ async function drill(pool: Pool): Promise<void> {
 
   step(await requeueExpiredLease(pool, jobId), "requeued by hand (lesson 15's recovery scan will do this)");
   const fresh = await claim(pool, jobId, lease);
-  step(fresh !== undefined && fresh.attempts === 2 && fresh.token !== old.token, `new claim: token ${fresh?.token.slice(0, 8) ?? 'none'}, attempts ${fresh?.attempts ?? '-'}`);
+  step(
+    fresh !== undefined && fresh.attempts === 2 && fresh.token !== old.token,
+    `new claim: token ${fresh?.token.slice(0, 8) ?? 'none'}, attempts ${fresh?.attempts ?? '-'}`,
+  );
   if (!fresh) return;
   step(!(await finish(pool, jobId, old.token, 'unused')), 'the old token still cannot finish');
 
@@ -55,7 +61,10 @@ async function drill(pool: Pool): Promise<void> {
   await writeArtifactAtomically(artifactsDir, name, fresh.snapshot);
   step(await finish(pool, jobId, fresh.token, name), `the new token publishes ${name}`);
   const row = await readJob(pool, jobId);
-  step(row?.status === 'succeeded' && row.resultRef === name, `the row: ${row?.status}, attempts ${row?.attempts}, result_ref ${row?.resultRef}`);
+  step(
+    row?.status === 'succeeded' && row.resultRef === name,
+    `the row: ${row?.status}, attempts ${row?.attempts}, result_ref ${row?.resultRef}`,
+  );
 }
 
 runMain(import.meta.url, async () => {

@@ -23,7 +23,7 @@ export interface LeaseCheckDeps {
   leaseParts?: Partial<LeaseParts>;
   /** The database to run in (a test's fresh one). @defaultValue tasks_lab11_verify, recreated once per run */
   database?: string;
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 forces the course's) */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 forces the course's) */
   timings?: LeaseOptionValues;
 }
 
@@ -65,7 +65,9 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       judge: (e) => {
         if (!e.first) return fail(`the first claim got nothing ${during(e)}`);
         return e.secondClaim
-          ? fail(`the second claim got token ${short(e.secondClaim.token)} (attempts ${e.secondClaim.attempts}) while ${short(e.first.token)} held the lease ${during(e)}`)
+          ? fail(
+              `the second claim got token ${short(e.secondClaim.token)} (attempts ${e.secondClaim.attempts}) while ${short(e.first.token)} held the lease ${during(e)}`,
+            )
           : pass(`the second claim got nothing; ${short(e.first.token)} still holds the job ${during(e)}`);
       },
     }),
@@ -77,8 +79,12 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       judge: (e) => {
         if (!e.first) return fail(`the first claim got nothing ${during(e)}`);
         return e.claimAfterExpiry
-          ? fail(`after the lease passed, a claim took the running job directly: token ${short(e.claimAfterExpiry.token)}, attempts ${e.claimAfterExpiry.attempts} ${during(e)}`)
-          : pass(`after the lease passed, the claim got nothing: the job stays running until it is requeued ${during(e)}`);
+          ? fail(
+              `after the lease passed, a claim took the running job directly: token ${short(e.claimAfterExpiry.token)}, attempts ${e.claimAfterExpiry.attempts} ${during(e)}`,
+            )
+          : pass(
+              `after the lease passed, the claim got nothing: the job stays running until it is requeued ${during(e)}`,
+            );
       },
     }),
     defineCheck({
@@ -87,8 +93,12 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       timeoutMs: waits(1),
       scenario: script,
       judge: (e) => {
-        if (e.oldFinishAfterExpiry === undefined) return fail(`the script stopped before the old token tried to finish ${during(e)}`);
-        return outcome(!e.oldFinishAfterExpiry, `finish with the expired token ${short(e.first?.token)}: ${e.oldFinishAfterExpiry ? 'PUBLISHED' : 'refused (0 rows)'} ${during(e)}`);
+        if (e.oldFinishAfterExpiry === undefined)
+          return fail(`the script stopped before the old token tried to finish ${during(e)}`);
+        return outcome(
+          !e.oldFinishAfterExpiry,
+          `finish with the expired token ${short(e.first?.token)}: ${e.oldFinishAfterExpiry ? 'PUBLISHED' : 'refused (0 rows)'} ${during(e)}`,
+        );
       },
     }),
     defineCheck({
@@ -97,7 +107,8 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       timeoutMs: waits(1),
       scenario: script,
       judge: (e) => {
-        if (!e.requeued) return fail(`the requeue changed ${e.requeued === false ? '0 rows' : 'nothing (not reached)'} ${during(e)}`);
+        if (!e.requeued)
+          return fail(`the requeue changed ${e.requeued === false ? '0 rows' : 'nothing (not reached)'} ${during(e)}`);
         if (!e.renewed) return fail(`requeued, but the new claim got nothing ${during(e)}`);
         const newToken = e.renewed.token !== e.first?.token;
         return outcome(
@@ -127,8 +138,15 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       judge: (e) => {
         if (!e.renewed || !e.newArtifact) return fail(`the script stopped before the new holder finished ${during(e)}`);
         const row = e.final;
-        const ok = e.newFinish === true && row?.status === 'succeeded' && row.resultRef === e.newArtifact && row.resultRef.includes(e.renewed.token);
-        return outcome(ok, `finish with ${short(e.renewed.token)}: ${e.newFinish ? 'published' : 'refused'}; the row is ${row?.status}, result_ref ${row?.resultRef ? row.resultRef.split('/').pop() : 'null'} ${during(e)}`);
+        const ok =
+          e.newFinish === true &&
+          row?.status === 'succeeded' &&
+          row.resultRef === e.newArtifact &&
+          row.resultRef.includes(e.renewed.token);
+        return outcome(
+          ok,
+          `finish with ${short(e.renewed.token)}: ${e.newFinish ? 'published' : 'refused'}; the row is ${row?.status}, result_ref ${row?.resultRef ? row.resultRef.split('/').pop() : 'null'} ${during(e)}`,
+        );
       },
     }),
     defineCheck({
@@ -137,7 +155,8 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       timeoutMs: 60 * SECOND,
       scenario: (signal) => raceForOneJob(ctx, signal, 20),
       judge: (e) => {
-        const ok = e.tokens.length === 1 && e.failures.length === 0 && e.row?.attempts === 1 && e.row.leaseToken === e.tokens[0];
+        const ok =
+          e.tokens.length === 1 && e.failures.length === 0 && e.row?.attempts === 1 && e.row.leaseToken === e.tokens[0];
         return outcome(
           ok,
           `${e.tokens.length} of ${e.claimers} claimers got a token, ${e.failures.length} failed${e.failures[0] ? ` (${e.failures[0]})` : ''}; the row has attempts ${e.row?.attempts} (${e.timings})`,
@@ -167,10 +186,18 @@ export function buildLeaseChecks(deps: LeaseCheckDeps = {}): Check[] {
       timeoutMs: waits(1),
       scenario: (signal) => zombieHolder(ctx, signal),
       judge: (e) => {
-        if (!e.zombie || !e.successor) return fail(`the experiment did not get two holders (zombie ${short(e.zombie?.token)}, successor ${short(e.successor?.token)}) (${e.timings})`);
+        if (!e.zombie || !e.successor)
+          return fail(
+            `the experiment did not get two holders (zombie ${short(e.zombie?.token)}, successor ${short(e.successor?.token)}) (${e.timings})`,
+          );
         const unchanged = JSON.stringify(e.beforeZombieFinish) === JSON.stringify(e.afterZombieFinish);
         const result = e.final?.resultRef ?? null;
-        const ok = e.zombieFinish === false && unchanged && e.successorFinish === true && result === e.successorArtifact && result !== e.zombieArtifact;
+        const ok =
+          e.zombieFinish === false &&
+          unchanged &&
+          e.successorFinish === true &&
+          result === e.successorArtifact &&
+          result !== e.zombieArtifact;
         return outcome(
           ok,
           `the zombie ${short(e.zombie.token)} finished ${e.zombieFinish ? 'and PUBLISHED' : 'with 0 rows'}, the row ${unchanged ? 'unchanged' : 'CHANGED'}; ` +

@@ -7,8 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { errorMessage, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
-import { openJobsDatabase, verifyDatabaseOnce as verifyLab11Database } from '../src/database.ts';
-import { artifactName, claim, finish, readJob, requeueExpiredLease, submitSnapshot, type ClaimedJob, type JobRow, type Snapshot } from '../src/leases.ts';
+import { openJobsDatabase } from '../src/database.ts';
+import { verifyDatabaseOnce as verifyLab11Database } from '../src/scratch-databases.ts';
+import {
+  artifactName,
+  claim,
+  finish,
+  readJob,
+  requeueExpiredLease,
+  submitSnapshot,
+  type ClaimedJob,
+  type JobRow,
+  type Snapshot,
+} from '../src/leases.ts';
 import { describeTimings, type LeaseOptionValues } from '../src/options.ts';
 
 /** The data layer as the experiments use it; a can-fail test swaps in a broken one. */
@@ -207,7 +218,12 @@ function shuffled<T>(items: readonly T[]): T[] {
 }
 
 /** `jobs` jobs and `claimers` claimers, each given every job id in its own shuffled order. */
-export function claimManyJobs(ctx: LeaseContext, signal: AbortSignal, jobs = 200, claimers = 8): Promise<ManyJobsEvidence> {
+export function claimManyJobs(
+  ctx: LeaseContext,
+  signal: AbortSignal,
+  jobs = 200,
+  claimers = 8,
+): Promise<ManyJobsEvidence> {
   return withResources(signal, async (res) => {
     const setup = await openPool(ctx, res);
     const ids: string[] = [];
@@ -294,7 +310,12 @@ export function zombieHolder(ctx: LeaseContext, signal: AbortSignal): Promise<Zo
     evidence.afterZombieFinish = await parts.readJob(successorPool, jobId);
 
     evidence.successorArtifact = await writeArtifact(folder, evidence.successor);
-    evidence.successorFinish = await parts.finish(successorPool, jobId, evidence.successor.token, evidence.successorArtifact);
+    evidence.successorFinish = await parts.finish(
+      successorPool,
+      jobId,
+      evidence.successor.token,
+      evidence.successorArtifact,
+    );
     evidence.final = await parts.readJob(successorPool, jobId);
     return evidence;
   });
@@ -320,13 +341,22 @@ export interface EarlyDuplicatesEvidence {
  * delivered again and again (a redelivery, a duplicate) before the backoff is over: each
  * delivery tries to claim. After the backoff, one delivery claims it.
  */
-export function earlyDuplicates(ctx: LeaseContext, signal: AbortSignal, deliveries = 5): Promise<EarlyDuplicatesEvidence> {
+export function earlyDuplicates(
+  ctx: LeaseContext,
+  signal: AbortSignal,
+  deliveries = 5,
+): Promise<EarlyDuplicatesEvidence> {
   return withResources(signal, async (res) => {
     const pool = await openPool(ctx, res);
     const { parts, timings } = ctx;
     const lease = { leaseMs: timings.leaseMs, maxAttempts: timings.maxAttempts };
     const { jobId } = await parts.submitSnapshot(pool, FIRST_PRODUCT, { deadlineMs: timings.deadlineMs });
-    const evidence: EarlyDuplicatesEvidence = { timings: describeTimings(timings), jobId, earlyDeliveries: 0, earlyClaims: 0 };
+    const evidence: EarlyDuplicatesEvidence = {
+      timings: describeTimings(timings),
+      jobId,
+      earlyDeliveries: 0,
+      earlyClaims: 0,
+    };
     const first = await parts.claim(pool, jobId, lease);
     if (!first) return evidence;
     await waitForLeaseToPass(pool, jobId, ctx, res.signal);
@@ -340,9 +370,11 @@ export function earlyDuplicates(ctx: LeaseContext, signal: AbortSignal, deliveri
       await sleep(Math.min(50, timings.retryBackoffMs / (2 * deliveries)), res.signal);
     }
     await sleep(Math.max(0, dueAt - Date.now()) + 50, res.signal);
-    evidence.dueClaim = await waitFor('a claim after next_attempt_at', () => parts.claim(pool, jobId, lease), { timeoutMs: 5000, intervalMs: 50, signal: res.signal }).catch(
-      () => undefined,
-    );
+    evidence.dueClaim = await waitFor('a claim after next_attempt_at', () => parts.claim(pool, jobId, lease), {
+      timeoutMs: 5000,
+      intervalMs: 50,
+      signal: res.signal,
+    }).catch(() => undefined);
     return evidence;
   });
 }
@@ -363,7 +395,8 @@ export interface FrozenSnapshotEvidence {
 /** Adds a product to the products table (for an experiment of its own). Affected rows: 1. Parameters: [name, description, price]. */
 const ADD_PRODUCT = 'INSERT INTO products (name, description, is_active, price_cents) VALUES (?, ?, TRUE, ?)';
 /** Edits a product the way the shop would (new name, price, inactive, version + 1). Affected rows: 1. Parameters: [name, price, id]. */
-const EDIT_PRODUCT = 'UPDATE products SET name = ?, price_cents = ?, is_active = FALSE, version = version + 1, updated_at = NOW(6) WHERE id = ?';
+const EDIT_PRODUCT =
+  'UPDATE products SET name = ?, price_cents = ?, is_active = FALSE, version = version + 1, updated_at = NOW(6) WHERE id = ?';
 
 /** Submits an export of one product, edits the product, then claims the job and reads its row. */
 export function frozenSnapshot(ctx: LeaseContext, signal: AbortSignal): Promise<FrozenSnapshotEvidence> {
@@ -374,12 +407,27 @@ export function frozenSnapshot(ctx: LeaseContext, signal: AbortSignal): Promise<
     const { jobId } = await ctx.parts.submitSnapshot(pool, [productId], { deadlineMs: ctx.timings.deadlineMs });
     const [edited] = await pool.query<ResultSetHeader>(EDIT_PRODUCT, ['Snapshot lamp (renamed)', 2999, productId]);
     if (edited.affectedRows !== 1) throw new Error(`editing product ${productId} affected ${edited.affectedRows} rows`);
-    const claimed = await ctx.parts.claim(pool, jobId, { leaseMs: ctx.timings.leaseMs, maxAttempts: ctx.timings.maxAttempts });
+    const claimed = await ctx.parts.claim(pool, jobId, {
+      leaseMs: ctx.timings.leaseMs,
+      maxAttempts: ctx.timings.maxAttempts,
+    });
     const stored = await ctx.parts.readJob(pool, jobId);
     return {
       timings: describeTimings(ctx.timings),
-      submitted: { id: productId, name: 'Snapshot lamp', description: 'Before the edit', is_active: true, price_cents: 1999 },
-      edited: { id: productId, name: 'Snapshot lamp (renamed)', description: 'Before the edit', is_active: false, price_cents: 2999 },
+      submitted: {
+        id: productId,
+        name: 'Snapshot lamp',
+        description: 'Before the edit',
+        is_active: true,
+        price_cents: 1999,
+      },
+      edited: {
+        id: productId,
+        name: 'Snapshot lamp (renamed)',
+        description: 'Before the edit',
+        is_active: false,
+        price_cents: 2999,
+      },
       claimed: claimed?.snapshot[0],
       stored: stored?.snapshot[0],
     };

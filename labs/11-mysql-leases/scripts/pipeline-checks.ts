@@ -19,14 +19,18 @@ export interface PipelineCheckDeps {
   pipelineParts?: Partial<PipelineParts>;
   /** A migrated database of the caller's own (the tests'); verify recreates tasks_lab11_verify once. */
   database?: string;
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 forces the course's) */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 forces the course's) */
   timings?: LeaseOptionValues;
 }
 
 const show = (value: unknown) => JSON.stringify(value);
 
 export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
-  const setup: PipelineSetup = { parts: deps.pipelineParts, database: deps.database ?? verifyDatabaseOnce, timings: deps.timings };
+  const setup: PipelineSetup = {
+    parts: deps.pipelineParts,
+    database: deps.database ?? verifyDatabaseOnce,
+    timings: deps.timings,
+  };
   // One experiment, three checks: submit, run, then make Redis forget.
   const endToEndRun = sharedScenario(endToEnd(setup));
 
@@ -38,8 +42,13 @@ export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
       scenario: endToEndRun,
       judge: (e) =>
         outcome(
-          e.postStatus === 202 && e.final.status === 200 && e.final.state === 'succeeded' && e.final.attempts === 1 &&
-            e.artifact.exists && e.artifact.nameCarriesToken && e.artifact.holdsSnapshot,
+          e.postStatus === 202 &&
+            e.final.status === 200 &&
+            e.final.state === 'succeeded' &&
+            e.final.attempts === 1 &&
+            e.artifact.exists &&
+            e.artifact.nameCarriesToken &&
+            e.artifact.holdsSnapshot,
           `POST ${e.postStatus}; GET ${e.final.status} ${show(e.final.state)} after ${show(e.final.attempts)} claim(s), ` +
             `result_ref ${show(e.final.resultRef)}; artifact ${e.artifact.exists ? 'exists' : 'MISSING'}, ` +
             `${e.artifact.nameCarriesToken ? 'named after the job and its token' : 'NOT named <job id>.<token>.json'}, ` +
@@ -52,7 +61,11 @@ export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
       timeoutMs: 90_000,
       scenario: endToEndRun,
       judge: (e) => {
-        const shapes = e.messages.map((data) => Object.keys(data as object).sort().join(','));
+        const shapes = e.messages.map((data) =>
+          Object.keys(data as object)
+            .sort()
+            .join(','),
+        );
         const onlyId = shapes.length > 0 && shapes.every((shape) => shape === 'job_id');
         return outcome(
           onlyId && e.final.state === 'succeeded',
@@ -67,8 +80,11 @@ export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
       scenario: endToEndRun,
       judge: (e) =>
         outcome(
-          e.final.state === 'succeeded' && e.afterRedisLoss.bullJobsLeft === 0 && e.afterRedisLoss.status === 200 &&
-            e.afterRedisLoss.state === 'succeeded' && e.afterRedisLoss.resultRef === e.final.resultRef,
+          e.final.state === 'succeeded' &&
+            e.afterRedisLoss.bullJobsLeft === 0 &&
+            e.afterRedisLoss.status === 200 &&
+            e.afterRedisLoss.state === 'succeeded' &&
+            e.afterRedisLoss.resultRef === e.final.resultRef,
           `before: ${show(e.final.state)}; queue obliterated (${e.afterRedisLoss.bullJobsLeft} BullMQ jobs left); ` +
             `after: GET ${e.afterRedisLoss.status} ${show(e.afterRedisLoss.state)}, result_ref ${e.afterRedisLoss.resultRef === e.final.resultRef ? 'unchanged' : `now ${show(e.afterRedisLoss.resultRef)}`} (${e.timings})`,
         ),
@@ -80,10 +96,15 @@ export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
       scenario: tableRead(setup),
       judge: (e) =>
         outcome(
-          e.afterRestart.status === 200 && e.afterRestart.state === 'queued' &&
-            e.afterRowChanged.status === 200 && e.afterRowChanged.state === 'running' && e.afterRowChanged.attempts === 1 &&
-            e.insertedElsewhere.status === 200 && e.insertedElsewhere.state === 'queued' &&
-            e.unknownId.status === 404 && e.unknownId.error === 'job-not-found',
+          e.afterRestart.status === 200 &&
+            e.afterRestart.state === 'queued' &&
+            e.afterRowChanged.status === 200 &&
+            e.afterRowChanged.state === 'running' &&
+            e.afterRowChanged.attempts === 1 &&
+            e.insertedElsewhere.status === 200 &&
+            e.insertedElsewhere.state === 'queued' &&
+            e.unknownId.status === 404 &&
+            e.unknownId.error === 'job-not-found',
           `after a restart ${e.afterRestart.status} ${show(e.afterRestart.state)}; after a claim made without HTTP ${e.afterRowChanged.status} ` +
             `${show(e.afterRowChanged.state)} (attempts ${show(e.afterRowChanged.attempts)}); a job inserted without HTTP ` +
             `${e.insertedElsewhere.status} ${show(e.insertedElsewhere.state)}; an id with no row ${e.unknownId.status} ${show(e.unknownId.error)} (${e.timings})`,
@@ -96,8 +117,13 @@ export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
       scenario: idempotentSubmission(setup),
       judge: (e) =>
         outcome(
-          e.first.status === 202 && e.retry.status === 202 && e.retry.id === e.first.id && e.retry.replayed &&
-            e.otherBody.status === 409 && e.otherBody.error === 'idempotency-key-reused' && e.rowsWithKey === 1,
+          e.first.status === 202 &&
+            e.retry.status === 202 &&
+            e.retry.id === e.first.id &&
+            e.retry.replayed &&
+            e.otherBody.status === 409 &&
+            e.otherBody.error === 'idempotency-key-reused' &&
+            e.rowsWithKey === 1,
           `first ${e.first.status}; retry ${e.retry.status} ${e.retry.id === e.first.id ? 'same job' : 'a DIFFERENT job'}` +
             `${e.retry.replayed ? ' (Idempotent-Replayed)' : ''}; other body ${e.otherBody.status} ${show(e.otherBody.error)}; ` +
             `${e.rowsWithKey} row(s) carry the key (${e.timings})`,
@@ -112,8 +138,13 @@ export function buildPipelineChecks(deps: PipelineCheckDeps = {}): Check[] {
         const held = e.heldElsewhere;
         const late = e.alreadyDone;
         return outcome(
-          held.bullState === 'completed' && held.returned?.claimed === false && held.rowState === 'running' && held.rowAttempts === 1 &&
-            late.bullState === 'completed' && late.returned?.claimed === false && late.rowState === 'succeeded' &&
+          held.bullState === 'completed' &&
+            held.returned?.claimed === false &&
+            held.rowState === 'running' &&
+            held.rowAttempts === 1 &&
+            late.bullState === 'completed' &&
+            late.returned?.claimed === false &&
+            late.rowState === 'succeeded' &&
             late.attemptsAfter === late.attemptsBefore,
           `wake-up for a job whose lease is held: BullMQ ${held.bullState}, returned ${show(held.returned)}, row ${show(held.rowState)} ` +
             `(attempts ${show(held.rowAttempts)}); late duplicate for a succeeded job: BullMQ ${late.bullState}, returned ${show(late.returned)}, ` +

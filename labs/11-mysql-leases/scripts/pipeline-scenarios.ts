@@ -19,7 +19,13 @@ import { openJobsDatabase } from '../src/database.ts';
 import { claim, readJob, submitSnapshot, type JobRow } from '../src/leases.ts';
 import { LEASE_OPTIONS, describeTimings, readShortLeaseOptions, type LeaseOptionValues } from '../src/options.ts';
 import { WORKER_PROCESS_OPTIONS } from '../src/options.ts';
-import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from '../src/queue.ts';
+import {
+  exportsAddress,
+  wakeWorker,
+  type DeliveryOutcome,
+  type WakeUpMessage,
+  type WakeUpQueue,
+} from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
 import { waitForTerminalRow } from '../src/submit.ts';
 import { verifyDatabaseOnce } from './lease-scenarios.ts';
@@ -53,7 +59,7 @@ export interface PipelineSetup {
   parts?: Partial<PipelineParts>;
   /** An existing, migrated database (the tests' fresh one). @defaultValue verify's, recreated once per run (shared with the lease checks) */
   database?: string | (() => Promise<string>);
-  /** @defaultValue SHORT_TIMINGS (COURSE_TIMINGS=1 puts the course's back) */
+  /** @defaultValue SHORT_TIMINGS (USE_COURSE_TIMINGS=1 puts the course's back) */
   timings?: LeaseOptionValues;
 }
 
@@ -75,7 +81,11 @@ async function resolveDatabase(database: PipelineSetup['database']): Promise<str
 }
 
 /** Sets up the pipeline inside a resource scope: everything closes when `work` ends or the check times out. */
-async function withPipeline<T>(signal: AbortSignal, setup: PipelineSetup, work: (p: Pipeline) => Promise<T>): Promise<T> {
+async function withPipeline<T>(
+  signal: AbortSignal,
+  setup: PipelineSetup,
+  work: (p: Pipeline) => Promise<T>,
+): Promise<T> {
   const parts = { ...PIPELINE_PARTS, ...setup.parts };
   const timings = setup.timings ?? readShortLeaseOptions();
   return withResources(signal, async (res) => {
@@ -85,11 +95,20 @@ async function withPipeline<T>(signal: AbortSignal, setup: PipelineSetup, work: 
     const artifactsDir = await mkdtemp(join(tmpdir(), 'lab11-artifacts-'));
     res.defer(() => rm(artifactsDir, { recursive: true, force: true }));
     const pool = res.add(await openJobsDatabase({ database }), (p) => p.end());
-    const queue = res.add(await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName)), async (q) => {
-      await q.obliterate({ force: true }).catch(() => {});
-      await q.close();
-    });
-    const appOptions: AppOptions = { pool, wake: (jobId) => parts.wake(queue, jobId, pool), submit: parts.submit, deadlineMs: timings.deadlineMs, log: () => {} };
+    const queue = res.add(
+      await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName)),
+      async (q) => {
+        await q.obliterate({ force: true }).catch(() => {});
+        await q.close();
+      },
+    );
+    const appOptions: AppOptions = {
+      pool,
+      wake: (jobId) => parts.wake(queue, jobId, pool),
+      submit: parts.submit,
+      deadlineMs: timings.deadlineMs,
+      log: () => {},
+    };
     let server = await startServer(0, appOptions, parts.createApp(appOptions, queue));
     res.defer(() => server.close());
     const api = {
@@ -139,7 +158,13 @@ async function answerOf(response: Response): Promise<Answer> {
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  return answerOf(await fetch(`${url}/exports`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }));
+  return answerOf(
+    await fetch(`${url}/exports`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 async function get(url: string, jobId: string): Promise<Answer> {
@@ -150,7 +175,13 @@ async function get(url: string, jobId: string): Promise<Answer> {
  * Polls GET /exports/:id until the job is terminal, or `waitMs` passed, or `nothingLeft()` said
  * (asked BEFORE the GET) that nothing can change the row any more: the client's view.
  */
-async function pollUntilTerminal(url: string, jobId: string, waitMs: number, signal: AbortSignal, nothingLeft: () => Promise<boolean> = async () => false): Promise<Answer> {
+async function pollUntilTerminal(
+  url: string,
+  jobId: string,
+  waitMs: number,
+  signal: AbortSignal,
+  nothingLeft: () => Promise<boolean> = async () => false,
+): Promise<Answer> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     // The order matters: a delivery finishes the row BEFORE BullMQ marks its wake-up
@@ -170,7 +201,15 @@ async function pollUntilTerminal(url: string, jobId: string, waitMs: number, sig
  * worker refused) and waiting out the rest of the bound would only show the same row.
  */
 async function everyWakeUpEnded(queue: WakeUpQueue): Promise<boolean> {
-  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
+  const counts = await queue.getJobCounts(
+    'waiting',
+    'active',
+    'delayed',
+    'prioritized',
+    'waiting-children',
+    'completed',
+    'failed',
+  );
   const ended = (counts.completed ?? 0) + (counts.failed ?? 0);
   const open = Object.values(counts).reduce((sum, n) => sum + n, 0) - ended;
   return ended > 0 && open === 0;
@@ -207,7 +246,9 @@ export function endToEnd(setup: PipelineSetup): (signal: AbortSignal) => Promise
       await startWorker();
       const submitted = await post(api.url, { product_ids: [2, 1] });
       const jobId = String(submitted.body.id);
-      const final = await pollUntilTerminal(api.url, jobId, finishWithinMs(timings), signal, () => everyWakeUpEnded(queue));
+      const final = await pollUntilTerminal(api.url, jobId, finishWithinMs(timings), signal, () =>
+        everyWakeUpEnded(queue),
+      );
       const row = await readJob(pool, jobId);
       const artifact = await inspectArtifact(artifactsDir, row);
       const messages = await wakeUpMessages(queue);
@@ -219,10 +260,20 @@ export function endToEnd(setup: PipelineSetup): (signal: AbortSignal) => Promise
         timings: describeTimings(timings),
         postStatus: submitted.status,
         jobId,
-        final: { status: final.status, state: final.body.status, resultRef: final.body.result_ref, attempts: final.body.attempts },
+        final: {
+          status: final.status,
+          state: final.body.status,
+          resultRef: final.body.result_ref,
+          attempts: final.body.attempts,
+        },
         artifact,
         messages,
-        afterRedisLoss: { bullJobsLeft, status: after.status, state: after.body.status, resultRef: after.body.result_ref },
+        afterRedisLoss: {
+          bullJobsLeft,
+          status: after.status,
+          state: after.body.status,
+          resultRef: after.body.result_ref,
+        },
       };
     });
 }
@@ -267,7 +318,11 @@ export function tableRead(setup: PipelineSetup): (signal: AbortSignal) => Promis
       return {
         timings: describeTimings(timings),
         afterRestart: { status: afterRestart.status, state: afterRestart.body.status },
-        afterRowChanged: { status: afterRowChanged.status, state: afterRowChanged.body.status, attempts: afterRowChanged.body.attempts },
+        afterRowChanged: {
+          status: afterRowChanged.status,
+          state: afterRowChanged.body.status,
+          attempts: afterRowChanged.body.attempts,
+        },
         insertedElsewhere: { status: insertedElsewhere.status, state: insertedElsewhere.body.status },
         unknownId: { status: unknownId.status, error: unknownId.body.error },
       };
@@ -294,11 +349,18 @@ export function idempotentSubmission(setup: PipelineSetup): (signal: AbortSignal
       const first = await post(api.url, { product_ids: [1, 2] }, { 'Idempotency-Key': key });
       const retry = await post(api.url, { product_ids: [1, 2] }, { 'Idempotency-Key': key });
       const otherBody = await post(api.url, { product_ids: [3] }, { 'Idempotency-Key': key });
-      const [rows] = await pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_jobs WHERE idempotency_key = ?', [key]);
+      const [rows] = await pool.query<RowDataPacket[]>(
+        'SELECT COUNT(*) AS n FROM export_jobs WHERE idempotency_key = ?',
+        [key],
+      );
       return {
         timings: describeTimings(timings),
         first: { status: first.status, id: first.body.id },
-        retry: { status: retry.status, id: retry.body.id, replayed: retry.headers.get('idempotent-replayed') === 'true' },
+        retry: {
+          status: retry.status,
+          id: retry.body.id,
+          replayed: retry.headers.get('idempotent-replayed') === 'true',
+        },
         otherBody: { status: otherBody.status, error: otherBody.body.error },
         rowsWithKey: Number(rows[0]?.n ?? -1),
       };
@@ -310,9 +372,20 @@ export function idempotentSubmission(setup: PipelineSetup): (signal: AbortSignal
 export interface DeliveredEvidence {
   timings: string;
   /** A wake-up for a job this experiment holds the lease of (a second worker's duplicate delivery). */
-  heldElsewhere: { bullState: BullState | 'unknown'; returned: DeliveryOutcome | undefined; rowState: string | undefined; rowAttempts: number | undefined };
+  heldElsewhere: {
+    bullState: BullState | 'unknown';
+    returned: DeliveryOutcome | undefined;
+    rowState: string | undefined;
+    rowAttempts: number | undefined;
+  };
   /** A wake-up for a job that already succeeded (a late duplicate). */
-  alreadyDone: { bullState: BullState | 'unknown'; returned: DeliveryOutcome | undefined; rowState: string | undefined; attemptsBefore: number | undefined; attemptsAfter: number | undefined };
+  alreadyDone: {
+    bullState: BullState | 'unknown';
+    returned: DeliveryOutcome | undefined;
+    rowState: string | undefined;
+    attemptsBefore: number | undefined;
+    attemptsAfter: number | undefined;
+  };
 }
 
 export function completedMeansDelivered(setup: PipelineSetup): (signal: AbortSignal) => Promise<DeliveredEvidence> {
@@ -335,7 +408,12 @@ export function completedMeansDelivered(setup: PipelineSetup): (signal: AbortSig
       const after = await readJob(pool, done.jobId);
       return {
         timings: describeTimings(timings),
-        heldElsewhere: { bullState: heldFinal.state, returned: heldFinal.job.returnvalue ?? undefined, rowState: heldRow?.status, rowAttempts: heldRow?.attempts },
+        heldElsewhere: {
+          bullState: heldFinal.state,
+          returned: heldFinal.job.returnvalue ?? undefined,
+          rowState: heldRow?.status,
+          rowAttempts: heldRow?.attempts,
+        },
         alreadyDone: {
           bullState: lateFinal.state,
           returned: lateFinal.job.returnvalue ?? undefined,

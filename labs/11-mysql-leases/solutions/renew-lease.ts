@@ -32,7 +32,12 @@ const HOLDS_LIVE_LEASE = `
  * So the answer comes from reading the row in the same transaction (our update's lock is
  * still held: nobody can have changed it in between), not from a row count.
  */
-export async function renewLease(pool: Pool, jobId: string, token: string, options: { leaseMs?: number } = {}): Promise<boolean> {
+export async function renewLease(
+  pool: Pool,
+  jobId: string,
+  token: string,
+  options: { leaseMs?: number } = {},
+): Promise<boolean> {
   const leaseMs = options.leaseMs ?? 30_000;
   return withTransaction(pool, async (tx) => {
     await tx.query(RENEW_LEASE, [Math.round(leaseMs * 1000), jobId, token]);

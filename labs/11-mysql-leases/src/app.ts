@@ -8,9 +8,12 @@
 //                       same request returns the same job; with another request, 409.
 //   GET  /exports/:id   reads the row (404 only when there is no row). Nothing here asks
 //                       Redis: a wake-up BullMQ forgot changes nothing a user sees.
+// While the database does not answer, both answer 500 database-unavailable and log one line
+// per request (databaseDownAs500); lesson 13 turns that into a 503 with Retry-After.
 import express, { type Express, type Request } from 'express';
 import type { Pool } from 'mysql2/promise';
 import {
+  AppError,
   JobNotFoundError,
   allowOnly,
   errorMiddleware,
@@ -24,6 +27,7 @@ import {
   type JobState,
 } from '@tasks-lab/01-state-machine';
 import { errorMessage } from '@tasks-lab/lab-kit';
+import { databaseDownReason } from './database.ts';
 import { readJob, submitSnapshot, type JobRow } from './leases.ts';
 
 /** The header a client sets to make POST /exports safe to retry. */
@@ -73,6 +77,24 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   return req.get(IDEMPOTENCY_KEY_HEADER);
 }
 
+/**
+ * Lesson 11's answer while the database does not answer (refused, dropped, timed out): a 500,
+ * as before, but a known one. Lesson 01's error middleware logs an unexpected error with its
+ * stack trace, which is right for a bug and wrong here: every request would print the same
+ * trace for as long as the database is down. A known error is logged as ONE line that names
+ * the cause (`500 database-unavailable GET /exports/...: ... (ECONNREFUSED) ...`).
+ * Lesson 13 answers the same errors with a 503 and Retry-After instead (its translateError).
+ */
+export function databaseDownAs500(err: unknown): AppError | undefined {
+  const reason = databaseDownReason(err);
+  if (reason === undefined) return undefined;
+  return new AppError(
+    'database-unavailable',
+    `The job database is not reachable (${reason}); the request may not have been applied: try again later (a submission with the same Idempotency-Key)`,
+    500,
+  );
+}
+
 export interface AppOptions {
   /** The process's one pool. */
   pool: Pool;
@@ -88,13 +110,21 @@ export interface AppOptions {
    * How a submission is stored (one transaction). @defaultValue submitSnapshot (lesson 12
    * passes its submitWithEvent; lesson 13 its admission, which reads a header of `req`)
    */
-  submit?: (pool: Pool, productIds: readonly number[], options: { idempotencyKey?: string; deadlineMs?: number }, req: Request) => Promise<{ jobId: string; created: boolean }>;
+  submit?: (
+    pool: Pool,
+    productIds: readonly number[],
+    options: { idempotencyKey?: string; deadlineMs?: number },
+    req: Request,
+  ) => Promise<{ jobId: string; created: boolean }>;
   /** Routes a later lesson adds (lesson 13's GET /backlog), mounted before the 404 handler. */
   routes?: (app: Express) => void;
   /** How long a new job has before its deadline. @defaultValue submitSnapshot's (the course's 10 minutes) */
   deadlineMs?: number;
   log?: (line: string) => void;
-  /** Errors a later lesson answers itself (lesson 13: a database that does not answer is a 503). */
+  /**
+   * Errors a later lesson answers itself (lesson 13: a database that does not answer is a 503).
+   * @defaultValue databaseDownAs500 (a 500 logged as one line)
+   */
   translateError?: ErrorTranslator;
 }
 
@@ -111,7 +141,12 @@ export function createApp(options: AppOptions): Express {
       const request = parseExportRequest(req.body);
       const idempotencyKey = idempotencyKeyOf(req);
       // Returns only after the COMMIT: the row exists before anyone hears about it.
-      const submitted = await submit(pool, request.product_ids, { idempotencyKey, deadlineMs: options.deadlineMs }, req);
+      const submitted = await submit(
+        pool,
+        request.product_ids,
+        { idempotencyKey, deadlineMs: options.deadlineMs },
+        req,
+      );
       // Wake a worker on every accepted request, a replay included: if the first wake-up
       // was lost, this one helps; if not, the second claim finds the lease taken.
       try {
@@ -142,6 +177,6 @@ export function createApp(options: AppOptions): Express {
 
   options.routes?.(app);
   app.use(notFoundHandler);
-  app.use(errorMiddleware(log, options.translateError));
+  app.use(errorMiddleware(log, options.translateError ?? databaseDownAs500));
   return app;
 }

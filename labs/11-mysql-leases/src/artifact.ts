@@ -28,9 +28,15 @@ export function renderArtifact(rows: readonly unknown[]): Buffer {
  * then renamed over the final name. A reader sees no file or the whole file, never half.
  * Returns the final path.
  */
-export async function writeArtifactAtomically(dir: string, fileName: string, rows: readonly unknown[]): Promise<string> {
+export async function writeArtifactAtomically(
+  dir: string,
+  fileName: string,
+  rows: readonly unknown[],
+): Promise<string> {
   if (!SAFE_FILE_NAME.test(fileName) || fileName.includes('..')) {
-    throw new TypeError(`refusing to write an artifact named ${JSON.stringify(fileName.slice(0, 80))}: not a plain file name`);
+    throw new TypeError(
+      `refusing to write an artifact named ${JSON.stringify(fileName.slice(0, 80))}: not a plain file name`,
+    );
   }
   await mkdir(dir, { recursive: true });
   const target = join(dir, fileName);

@@ -3,7 +3,6 @@
 import { AppError } from '@tasks-lab/01-state-machine';
 import { CodedError } from '@tasks-lab/lab-kit';
 
-
 /** The product ids are not 1-100 distinct positive whole numbers. */
 export class InvalidProductIdsError extends AppError {
   constructor(message: string) {
@@ -24,7 +23,11 @@ export class IdempotencyKeyReusedError extends AppError {
     readonly idempotencyKey: string,
     readonly existingJobId: string,
   ) {
-    super('idempotency-key-reused', 'This Idempotency-Key was already used for a different request; send a new key for a new export', 409);
+    super(
+      'idempotency-key-reused',
+      'This Idempotency-Key was already used for a different request; send a new key for a new export',
+      409,
+    );
   }
 }
 
@@ -41,6 +44,32 @@ export class DatabaseUnavailableError extends CodedError {
     readonly database: string,
     readonly reason: string,
   ) {
-    super('database-unavailable', `could not open database ${database} (${reason}); \`pnpm infra:status\` checks the services`);
+    super(
+      'database-unavailable',
+      `could not open database ${database} (${reason}); \`pnpm infra:status\` checks the services`,
+    );
+  }
+}
+
+/**
+ * A query got no answer within DB_QUERY_TIMEOUT_MS, and the connection it ran on was closed
+ * (query-timeout.ts's boundEveryQuery). Whether the statement took effect is unknown: a statement
+ * inside a transaction is rolled back when the server reads the close, but a COMMIT or an
+ * autocommit UPDATE the server had already read still applies. Read the row before repeating it.
+ *
+ * It keeps mysql2's own code, PROTOCOL_SEQUENCE_TIMEOUT, instead of a kebab-case one of ours:
+ * code that reads mysql2's codes (lesson 13 answers a lost answer with a 503) sees it as what
+ * it is. mysql2's message, "Query inactivity timeout", is replaced: its timer runs from the
+ * moment the query is sent, whatever arrives meanwhile; it does not measure inactivity.
+ */
+export class QueryTimeoutError extends Error {
+  readonly code = 'PROTOCOL_SEQUENCE_TIMEOUT';
+
+  constructor(readonly timeoutMs: number) {
+    super(
+      `the database gave no answer within ${timeoutMs} ms (DB_QUERY_TIMEOUT_MS); the connection was closed, ` +
+        'so the statement may or may not have taken effect: read the row before repeating it',
+    );
+    this.name = 'QueryTimeoutError';
   }
 }

@@ -23,7 +23,8 @@ export type ExportFaultPoint = (typeof EXPORT_FAULT_POINTS)[number];
 export type ExportFaults = FaultPoints<ExportFaultPoint>;
 
 /** Reads LAB_FAULTS once; a rule naming another point is refused at start-up. */
-export const exportFaults = (env: NodeJS.ProcessEnv = process.env): ExportFaults => faultPoints(EXPORT_FAULT_POINTS, env);
+export const exportFaults = (env: NodeJS.ProcessEnv = process.env): ExportFaults =>
+  faultPoints(EXPORT_FAULT_POINTS, env);
 
 /** The steps a broken variant may swap (the can-fail fixtures); the lab always uses EXPORT_PARTS. */
 export interface ExportParts {

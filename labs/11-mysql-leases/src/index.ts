@@ -17,6 +17,10 @@ export {
   ER_DUP_ENTRY,
   ER_LOCK_WAIT_TIMEOUT,
   errnoOf,
+  databaseDownReason,
+  readSessionSettings,
+} from './database.ts';
+export {
   type FreshDatabase,
   type FreshDatabaseOptions,
   freshDatabase,
@@ -25,9 +29,16 @@ export {
   verifyDatabaseOnce,
   type LabDatabases,
   labDatabases,
-  readSessionSettings,
-} from './database.ts';
-export { type SqlFlavour, type VersionRow, READ_SERVER_VERSION, flavourOf, statementTimeLimitSql, STATEMENT_TIME_LIMIT_ERRNOS, statementTimeLimitVariable } from './sql-dialect.ts';
+} from './scratch-databases.ts';
+export {
+  type SqlFlavour,
+  type VersionRow,
+  READ_SERVER_VERSION,
+  flavourOf,
+  statementTimeLimitSql,
+  STATEMENT_TIME_LIMIT_ERRNOS,
+  statementTimeLimitVariable,
+} from './sql-dialect.ts';
 export {
   READ_PRODUCTS,
   FIND_BY_IDEMPOTENCY_KEY,
@@ -68,9 +79,32 @@ export {
 } from './leases.ts';
 export { type MySqlJobStoreOptions, MySqlJobStore, toExportJob } from './job-store.ts';
 export { seedProducts } from './seed-products.ts';
-export { InvalidProductIdsError, MissingProductsError, IdempotencyKeyReusedError, InvalidIdempotencyKeyError, DatabaseUnavailableError } from './errors.ts';
-export { LEASE_OPTIONS, type LeaseOptionValues, COURSE_TIMINGS, SHORT_TIMINGS, readLeaseOptions, readShortLeaseOptions, formatDuration, describeTimings } from './options.ts';
-export { WORKER_PROCESS_OPTIONS, type WorkerProcessOptionValues, SERVER_PROCESS_OPTIONS, type ServerProcessOptionValues } from './options.ts';
+export {
+  InvalidProductIdsError,
+  MissingProductsError,
+  IdempotencyKeyReusedError,
+  InvalidIdempotencyKeyError,
+  DatabaseUnavailableError,
+  QueryTimeoutError,
+} from './errors.ts';
+export {
+  LEASE_OPTIONS,
+  type LeaseOptionValues,
+  COURSE_TIMINGS,
+  SHORT_TIMINGS,
+  readLeaseOptions,
+  readShortLeaseOptions,
+  type DatabaseTimings,
+  databaseTimingProblems,
+  formatDuration,
+  describeTimings,
+} from './options.ts';
+export {
+  WORKER_PROCESS_OPTIONS,
+  type WorkerProcessOptionValues,
+  SERVER_PROCESS_OPTIONS,
+  type ServerProcessOptionValues,
+} from './options.ts';
 
 // BullMQ as a wake-up, the worker, the API.
 export {
@@ -97,7 +131,22 @@ export {
   type ExportContext,
   deliverExport,
 } from './export-worker.ts';
-export { WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions, startExportWorker, readyWithPool, runExportWorker } from './worker.ts';
-export { IDEMPOTENCY_KEY_HEADER, type ExportResponse, toExportResponse, idempotencyKeyOf, type AppOptions, createApp } from './app.ts';
+export {
+  WORKER_SHUTDOWN_GRACE_MS,
+  type RunningExportWorker,
+  type StartExportWorkerOptions,
+  startExportWorker,
+  readyWithPool,
+  runExportWorker,
+} from './worker.ts';
+export {
+  IDEMPOTENCY_KEY_HEADER,
+  type ExportResponse,
+  toExportResponse,
+  idempotencyKeyOf,
+  databaseDownAs500,
+  type AppOptions,
+  createApp,
+} from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer, type ApiServices, openApiServices } from './server.ts';
-export { waitForTerminalRow } from './submit.ts';
+export { waitForTerminalRow, ASK_FOR_WORKER, describeUnfinished } from './submit.ts';

@@ -57,7 +57,13 @@ export class MySqlJobStore implements JobStore {
   async transition(id: string, to: JobState, patch: TransitionPatch = {}): Promise<ExportJob> {
     const from = (this.#options.mayMoveFrom ?? statesThatMayMoveTo)(to);
     if (from.length > 0) {
-      const [moved] = await this.#pool.query<ResultSetHeader>(TRANSITION, [to, patch.result?.rows ?? null, patch.error ?? null, id, from]);
+      const [moved] = await this.#pool.query<ResultSetHeader>(TRANSITION, [
+        to,
+        patch.result?.rows ?? null,
+        patch.error ?? null,
+        id,
+        from,
+      ]);
       if (moved.affectedRows === 1) return this.require(id);
     }
     // Nothing moved: say why, from the row as it is now.
@@ -67,7 +73,10 @@ export class MySqlJobStore implements JobStore {
   }
 
   async count(state?: JobState): Promise<number> {
-    const [rows] = state === undefined ? await this.#pool.query<RowDataPacket[]>(COUNT_JOBS) : await this.#pool.query<RowDataPacket[]>(COUNT_JOBS_IN_STATE, [state]);
+    const [rows] =
+      state === undefined
+        ? await this.#pool.query<RowDataPacket[]>(COUNT_JOBS)
+        : await this.#pool.query<RowDataPacket[]>(COUNT_JOBS_IN_STATE, [state]);
     return Number(rows[0]?.n ?? 0);
   }
 }

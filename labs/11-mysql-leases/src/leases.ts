@@ -7,10 +7,29 @@
 //   finish(token)  -> succeeded          requeueExpiredLease -> queued again (the drill's manual step)
 import { createHash, randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { distinctProductIds, MAX_PRODUCTS_PER_EXPORT, statesThatMayMoveTo, type JobState } from '@tasks-lab/01-state-machine';
+import {
+  distinctProductIds,
+  MAX_PRODUCTS_PER_EXPORT,
+  statesThatMayMoveTo,
+  type JobState,
+} from '@tasks-lab/01-state-machine';
 import { ER_DUP_ENTRY, errnoOf, withTransaction } from './database.ts';
-import { IdempotencyKeyReusedError, InvalidIdempotencyKeyError, InvalidProductIdsError, MissingProductsError } from './errors.ts';
-import { CLAIM, FIND_BY_IDEMPOTENCY_KEY, FINISH, INSERT_JOB, LOCK_CLAIMABLE, READ_JOB, READ_PRODUCTS, REQUEUE_EXPIRED_LEASE } from './job-queries.ts';
+import {
+  IdempotencyKeyReusedError,
+  InvalidIdempotencyKeyError,
+  InvalidProductIdsError,
+  MissingProductsError,
+} from './errors.ts';
+import {
+  CLAIM,
+  FIND_BY_IDEMPOTENCY_KEY,
+  FINISH,
+  INSERT_JOB,
+  LOCK_CLAIMABLE,
+  READ_JOB,
+  READ_PRODUCTS,
+  REQUEUE_EXPIRED_LEASE,
+} from './job-queries.ts';
 import { COURSE_TIMINGS } from './options.ts';
 
 /** One product as it was when the export was submitted. */
@@ -67,6 +86,8 @@ export interface Submission {
   idempotencyKey: string | undefined;
   digest: string;
   deadlineMs: number;
+  /** A snapshot frozen earlier, inserted as it is: the products are not read (lesson 15's replay copies the failed job's). */
+  snapshot?: readonly Snapshot[];
 }
 
 /**
@@ -76,14 +97,33 @@ export interface Submission {
  */
 export function checkSubmission(
   productIds: readonly number[],
-  options: { idempotencyKey?: string; deadlineMs?: number; jobId?: string } = {},
+  options: {
+    idempotencyKey?: string;
+    deadlineMs?: number;
+    jobId?: string;
+    /** Insert this snapshot instead of reading the products; it must hold exactly the submission's ids, in order. */
+    snapshot?: readonly Snapshot[];
+    /** What the key names, when it is not "these product ids" (lesson 15's replay: one failed job). @defaultValue requestDigest(ids) */
+    requestDigest?: string;
+  } = {},
 ): Submission {
   const ids = validProductIds(productIds);
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw new InvalidIdempotencyKeyError();
   const jobId = options.jobId ?? randomUUID();
   if (!UUID.test(jobId)) throw new Error(`a job id is a UUID, got "${jobId.slice(0, 40)}"`);
-  return { jobId, ids, idempotencyKey: key, digest: requestDigest(ids), deadlineMs: options.deadlineMs ?? COURSE_TIMINGS.deadlineMs };
+  const snapshot = options.snapshot;
+  if (snapshot && snapshot.map((product) => product.id).join(',') !== ids.join(','))
+    throw new Error('a frozen snapshot must hold exactly the product ids submitted, in their order');
+  const digest = options.requestDigest ?? requestDigest(ids);
+  return {
+    jobId,
+    ids,
+    idempotencyKey: key,
+    digest,
+    deadlineMs: options.deadlineMs ?? COURSE_TIMINGS.deadlineMs,
+    snapshot,
+  };
 }
 
 /** A step a later lesson runs inside the submission's transaction (lesson 13's admission gate). */
@@ -98,14 +138,25 @@ export interface InsertJobSteps {
  * it in the transaction that also writes the job's outbox event; submitSnapshot alone
  * runs it in a transaction of its own.
  */
-export async function insertJobWith(tx: PoolConnection, submission: Submission, steps: InsertJobSteps = {}): Promise<SubmitResult> {
+export async function insertJobWith(
+  tx: PoolConnection,
+  submission: Submission,
+  steps: InsertJobSteps = {},
+): Promise<SubmitResult> {
   const { jobId, ids, idempotencyKey: key, digest, deadlineMs } = submission;
   const earlier = key === undefined ? undefined : await findByIdempotencyKey(tx, key, digest);
   if (earlier) return earlier;
-  const snapshot = await readSnapshot(tx, ids);
+  const snapshot = submission.snapshot ?? (await readSnapshot(tx, ids));
   await steps.beforeInsert?.(tx);
-  const [inserted] = await tx.query<ResultSetHeader>(INSERT_JOB, [jobId, JSON.stringify(snapshot), microseconds(deadlineMs), key ?? null, key === undefined ? null : digest]);
-  if (inserted.affectedRows !== 1) throw new Error(`inserting job ${jobId} affected ${inserted.affectedRows} rows, expected 1`);
+  const [inserted] = await tx.query<ResultSetHeader>(INSERT_JOB, [
+    jobId,
+    JSON.stringify(snapshot),
+    microseconds(deadlineMs),
+    key ?? null,
+    key === undefined ? null : digest,
+  ]);
+  if (inserted.affectedRows !== 1)
+    throw new Error(`inserting job ${jobId} affected ${inserted.affectedRows} rows, expected 1`);
   return { jobId, created: true };
 }
 
@@ -114,7 +165,11 @@ export async function insertJobWith(tx: PoolConnection, submission: Submission, 
  * waited for the first to commit and then hit the unique key. The first job is the
  * answer. `undefined` for any other error (the caller rethrows it).
  */
-export async function earlierAfterDuplicateKey(pool: Pool, submission: Submission, err: unknown): Promise<SubmitResult | undefined> {
+export async function earlierAfterDuplicateKey(
+  pool: Pool,
+  submission: Submission,
+  err: unknown,
+): Promise<SubmitResult | undefined> {
   if (submission.idempotencyKey === undefined || errnoOf(err) !== ER_DUP_ENTRY) return undefined;
   return findByIdempotencyKey(pool, submission.idempotencyKey, submission.digest);
 }
@@ -126,17 +181,24 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 function validProductIds(productIds: readonly number[]): number[] {
   if (!Array.isArray(productIds)) throw new InvalidProductIdsError('productIds must be an array of product ids');
   const bad = productIds.filter((id) => !Number.isSafeInteger(id) || id <= 0);
-  if (bad.length > 0) throw new InvalidProductIdsError(`Product ids are positive whole numbers; got ${bad.slice(0, 5).map(String).join(', ')}`);
+  if (bad.length > 0)
+    throw new InvalidProductIdsError(
+      `Product ids are positive whole numbers; got ${bad.slice(0, 5).map(String).join(', ')}`,
+    );
   const ids = distinctProductIds(productIds);
   if (ids.length < 1 || ids.length > MAX_PRODUCTS_PER_EXPORT) {
-    throw new InvalidProductIdsError(`An export holds 1 to ${MAX_PRODUCTS_PER_EXPORT} distinct products; got ${ids.length}`);
+    throw new InvalidProductIdsError(
+      `An export holds 1 to ${MAX_PRODUCTS_PER_EXPORT} distinct products; got ${ids.length}`,
+    );
   }
   return ids;
 }
 
 /** What "the same request" means for an Idempotency-Key: the same product ids, in the same order. */
 export function requestDigest(ids: readonly number[]): string {
-  return createHash('sha256').update(JSON.stringify({ productIds: ids })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ productIds: ids }))
+    .digest('hex');
 }
 
 async function findByIdempotencyKey(db: Queryable, key: string, digest: string): Promise<SubmitResult | undefined> {
@@ -191,19 +253,37 @@ const FINISHABLE_STATES = statesThatMayMoveTo('succeeded');
  * it, it is finished, its next attempt is not due, or it does not exist. A duplicate
  * delivery of the wake-up message lands here and claims nothing.
  */
-export async function claim(pool: Pool, jobId: string, options: { leaseMs?: number; maxAttempts?: number } = {}): Promise<ClaimedJob | undefined> {
+export async function claim(
+  pool: Pool,
+  jobId: string,
+  options: { leaseMs?: number; maxAttempts?: number } = {},
+): Promise<ClaimedJob | undefined> {
   const leaseMs = options.leaseMs ?? COURSE_TIMINGS.leaseMs;
   const maxAttempts = options.maxAttempts ?? COURSE_TIMINGS.maxAttempts;
   const token = randomUUID();
   return withTransaction(pool, async (tx) => {
     const [locked] = await tx.query<RowDataPacket[]>(LOCK_CLAIMABLE, [jobId, CLAIMABLE_STATES, maxAttempts]);
     if (locked.length === 0) return undefined;
-    const [claimed] = await tx.query<ResultSetHeader>(CLAIM, [token, microseconds(leaseMs), jobId, CLAIMABLE_STATES, maxAttempts]);
+    const [claimed] = await tx.query<ResultSetHeader>(CLAIM, [
+      token,
+      microseconds(leaseMs),
+      jobId,
+      CLAIMABLE_STATES,
+      maxAttempts,
+    ]);
     if (claimed.affectedRows !== 1) return undefined;
     const row = await readJobWith(tx, jobId);
     // We hold the row lock: nobody else can have changed it since our update.
-    if (row?.leaseToken !== token || !row.leaseUntil) throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
-    return { jobId, token, attempts: row.attempts, snapshot: row.snapshot, leaseUntil: row.leaseUntil, deadlineAt: row.deadlineAt };
+    if (row?.leaseToken !== token || !row.leaseUntil)
+      throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
+    return {
+      jobId,
+      token,
+      attempts: row.attempts,
+      snapshot: row.snapshot,
+      leaseUntil: row.leaseUntil,
+      deadlineAt: row.deadlineAt,
+    };
   });
 }
 
@@ -225,16 +305,24 @@ export async function finish(pool: Pool, jobId: string, token: string, resultRef
  * the drill, so the next claim can follow at once). Lesson 15 runs this as a scanner with
  * the retry backoff. `true` = requeued; `false` = not running, or its lease is still live.
  */
-export async function requeueExpiredLease(pool: Pool, jobId: string, options: { backoffMs?: number } = {}): Promise<boolean> {
+export async function requeueExpiredLease(
+  pool: Pool,
+  jobId: string,
+  options: { backoffMs?: number } = {},
+): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
-    const [requeued] = await tx.query<ResultSetHeader>(REQUEUE_EXPIRED_LEASE, [microseconds(options.backoffMs ?? 0), jobId]);
+    const [requeued] = await tx.query<ResultSetHeader>(REQUEUE_EXPIRED_LEASE, [
+      microseconds(options.backoffMs ?? 0),
+      jobId,
+    ]);
     return requeued.affectedRows === 1;
   });
 }
 
 /** The artifact's file name carries the token that wrote it, so two holders never write the same file. */
 export function artifactName(jobId: string, token: string): string {
-  if (!UUID.test(jobId) || !UUID.test(token)) throw new Error(`artifact names are built from a job id and a token (UUIDs), got "${jobId}" and "${token}"`);
+  if (!UUID.test(jobId) || !UUID.test(token))
+    throw new Error(`artifact names are built from a job id and a token (UUIDs), got "${jobId}" and "${token}"`);
   return `${jobId}.${token}.json`;
 }
 

@@ -21,13 +21,22 @@ import type { Job, Queue, Worker } from 'bullmq';
 import { labPrefix } from '@tasks-lab/infra';
 import { jobIdSchema } from '@tasks-lab/01-state-machine';
 import { CodedError } from '@tasks-lab/lab-kit';
-import { EXPORT_JOB_NAME, EXPORTS_QUEUE, enqueue, type ExportJobName, type QueueAddress } from '@tasks-lab/08-broker-worker';
+import {
+  EXPORT_JOB_NAME,
+  EXPORTS_QUEUE,
+  enqueue,
+  type ExportJobName,
+  type QueueAddress,
+} from '@tasks-lab/08-broker-worker';
 
 /** Lesson 11's BullMQ key prefix: `tasks-lab11`, so labs running at once never share keys. */
 export const QUEUE_PREFIX = labPrefix('11');
 
 /** Where lesson 11's wake-ups live: prefix tasks-lab11, queue `queueName` (the course's `exports`). */
-export const exportsAddress = (queueName: string = EXPORTS_QUEUE): QueueAddress => ({ prefix: QUEUE_PREFIX, queueName });
+export const exportsAddress = (queueName: string = EXPORTS_QUEUE): QueueAddress => ({
+  prefix: QUEUE_PREFIX,
+  queueName,
+});
 
 /** The whole message: which job to look at. The worker reads everything else from the row. */
 export interface WakeUpMessage {
@@ -63,11 +72,14 @@ export class InvalidWakeUpError extends CodedError {
 
 /** Checks a wake-up message: one field, a UUID, in lower case (one spelling per job). */
 export function parseWakeUp(data: unknown): WakeUpMessage {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InvalidWakeUpError('got something that is not an object');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new InvalidWakeUpError('got something that is not an object');
   const keys = Object.keys(data);
-  if (keys.length !== 1 || keys[0] !== 'job_id') throw new InvalidWakeUpError(`got the fields ${JSON.stringify(keys.slice(0, 5))}`);
+  if (keys.length !== 1 || keys[0] !== 'job_id')
+    throw new InvalidWakeUpError(`got the fields ${JSON.stringify(keys.slice(0, 5))}`);
   const jobId = (data as { job_id: unknown }).job_id;
-  if (typeof jobId !== 'string' || !jobIdSchema.safeParse(jobId).success) throw new InvalidWakeUpError('job_id is not a UUID');
+  if (typeof jobId !== 'string' || !jobIdSchema.safeParse(jobId).success)
+    throw new InvalidWakeUpError('job_id is not a UUID');
   return { job_id: jobId.toLowerCase() };
 }
 
@@ -78,9 +90,14 @@ export function parseWakeUp(data: unknown): WakeUpMessage {
  * with nobody woken: lesson 12's outbox closes that gap.)
  */
 export function wakeWorker(queue: WakeUpQueue, jobId: string): Promise<WakeUpJob> {
-  return enqueue(queue, EXPORT_JOB_NAME, { job_id: jobId }, {
-    jobId: `wake-${randomUUID()}`,
-    validate: parseWakeUp,
-    jobOptions: WAKE_UP_JOB_OPTIONS,
-  });
+  return enqueue(
+    queue,
+    EXPORT_JOB_NAME,
+    { job_id: jobId },
+    {
+      jobId: `wake-${randomUUID()}`,
+      validate: parseWakeUp,
+      jobOptions: WAKE_UP_JOB_OPTIONS,
+    },
+  );
 }

@@ -8,6 +8,12 @@ const ADD_NUMBERED_PRODUCTS = 'INSERT IGNORE INTO products (id, name, descriptio
 
 /** Products 1 to `count` exist afterwards: "Product N", active, N × 100 cents. */
 export async function seedProducts(pool: Pick<Pool, 'query'>, count: number): Promise<void> {
-  const rows = Array.from({ length: count }, (_, i) => [i + 1, `Product ${i + 1}`, `Test product number ${i + 1}`, true, 100 * (i + 1)]);
+  const rows = Array.from({ length: count }, (_, i) => [
+    i + 1,
+    `Product ${i + 1}`,
+    `Test product number ${i + 1}`,
+    true,
+    100 * (i + 1),
+  ]);
   await pool.query(ADD_NUMBERED_PRODUCTS, [rows]);
 }

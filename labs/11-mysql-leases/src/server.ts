@@ -4,7 +4,7 @@
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { idempotent, onShutdown, runMain, SECOND, type HttpTimeouts } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import { createApp, type AppOptions } from './app.ts';
@@ -19,8 +19,14 @@ export const SHUTDOWN_GRACE_MS = 5 * SECOND;
  * Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the
  * queue. `app` is built from `options` unless given (the can-fail fixtures pass broken ones).
  */
-export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
-  return listen(app, port);
+export function startServer(
+  port: number,
+  options: AppOptions,
+  app: Express = createApp(options),
+  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
+  timeouts: Partial<HttpTimeouts> = {},
+): Promise<RunningServer> {
+  return listen(app, port, timeouts);
 }
 
 /** The pool and the queue a server process opens once. */
@@ -70,7 +76,9 @@ async function main(): Promise<void> {
     { graceMs: SHUTDOWN_GRACE_MS },
   );
   // Announced only once the shutdown handler is in place (a test may SIGTERM at once).
-  console.log(`listening on ${running.url}: queue ${settings.queueName}, database ${settings.database}, ${describeTimings(lease)}`);
+  console.log(
+    `listening on ${running.url}: queue ${settings.queueName}, database ${settings.database}, ${describeTimings(lease)}`,
+  );
 }
 
 runMain(import.meta.url, main);

@@ -46,7 +46,14 @@ export async function startExportWorker(options: StartExportWorkerOptions): Prom
   const { process: settings, lease } = options;
   const faults = options.faults ?? exportFaults();
   const pool = await openJobsDatabase({ database: settings.database });
-  const context = { pool, leaseMs: lease.leaseMs, maxAttempts: lease.maxAttempts, artifactsDir: settings.artifactsDir, faults, parts: options.parts };
+  const context = {
+    pool,
+    leaseMs: lease.leaseMs,
+    maxAttempts: lease.maxAttempts,
+    artifactsDir: settings.artifactsDir,
+    faults,
+    parts: options.parts,
+  };
   const worker: WakeUpWorker = startWorker(
     options.address ?? exportsAddress(settings.queueName),
     { [EXPORT_JOB_NAME]: (job) => deliverExport(job.data, context) },
@@ -60,7 +67,10 @@ export async function startExportWorker(options: StartExportWorkerOptions): Prom
  * leaves nothing open. Returns the close for later: the worker (its running jobs finish), then
  * the pool they used. Idempotent. Lesson 14's fast worker uses it too.
  */
-export async function readyWithPool(worker: { waitUntilReady(): Promise<unknown>; close(): Promise<void> }, pool: Pool): Promise<() => Promise<void>> {
+export async function readyWithPool(
+  worker: { waitUntilReady(): Promise<unknown>; close(): Promise<void> },
+  pool: Pool,
+): Promise<() => Promise<void>> {
   try {
     await worker.waitUntilReady();
   } catch (err) {
@@ -87,7 +97,9 @@ export async function runExportWorker(parts: Partial<ExportParts> = {}): Promise
     // "completed" is BullMQ's word for "delivered": claimed and published say what the row did.
     console.log(`delivered job ${outcome.job_id}: claimed ${outcome.claimed}, published ${outcome.published}`);
   });
-  running.worker.on('failed', (job, err) => console.log(`delivery of job ${job?.data.job_id ?? '?'} failed: ${err.message}`));
+  running.worker.on('failed', (job, err) =>
+    console.log(`delivery of job ${job?.data.job_id ?? '?'} failed: ${err.message}`),
+  );
   onShutdown(running.close, { graceMs: WORKER_SHUTDOWN_GRACE_MS });
   console.log(
     `export worker ${process.pid} ready: queue ${settings.queueName}, database ${settings.database}, ` +

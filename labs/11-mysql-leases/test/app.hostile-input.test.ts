@@ -6,8 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { describeHostileInputBattery } from '@tasks-lab/01-state-machine/hostile-input';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from '../src/queue.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
+import {
+  exportsAddress,
+  wakeWorker,
+  type DeliveryOutcome,
+  type WakeUpMessage,
+  type WakeUpQueue,
+} from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
 import { seedProducts } from '../src/seed-products.ts';
 
@@ -16,7 +22,9 @@ let queue: WakeUpQueue;
 beforeAll(async () => {
   db = await freshDatabase('hostile');
   await seedProducts(db.pool, 100);
-  queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(`exports-hostile-${randomBytes(4).toString('hex')}`));
+  queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(
+    exportsAddress(`exports-hostile-${randomBytes(4).toString('hex')}`),
+  );
 }, 60_000);
 afterAll(async () => {
   await queue?.obliterate({ force: true });

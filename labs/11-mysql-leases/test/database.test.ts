@@ -4,13 +4,19 @@
 import type { ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { mysqlOptions } from '@tasks-lab/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, openJobsDatabase, readSessionSettings, withTransaction, type FreshDatabase } from '../src/database.ts';
+import { openJobsDatabase, readSessionSettings, withTransaction } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { DatabaseUnavailableError } from '../src/errors.ts';
 import { STATEMENT_TIME_LIMIT_ERRNOS } from '../src/sql-dialect.ts';
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {
-  db = await freshDatabase('database', { settings: { lockWaitSeconds: 1, statementTimeLimitMs: 1500, connectTimeoutMs: 3000 }, connectionLimit: 2 });
+  // The client's query bound (5 s) above the statement limit (1.5 s): the slow-statement test
+  // sees the server's own error, not the client giving up.
+  db = await freshDatabase('database', {
+    settings: { lockWaitSeconds: 1, statementTimeLimitMs: 1500, connectTimeoutMs: 3000, queryTimeoutMs: 5000 },
+    connectionLimit: 2,
+  });
 }, 60_000);
 afterAll(() => db?.drop());
 
@@ -29,7 +35,10 @@ describe('session settings', () => {
 
   it('When a statement runs longer than the statement time limit, Then the server stops it [test:statement-time-limit]', async () => {
     const started = Date.now();
-    const err = await db!.pool.query('SELECT SLEEP(5)').then(() => undefined, (e: unknown) => e as { errno?: number });
+    const err = await db!.pool.query('SELECT SLEEP(5)').then(
+      () => undefined,
+      (e: unknown) => e as { errno?: number },
+    );
     expect(STATEMENT_TIME_LIMIT_ERRNOS).toContain(err?.errno);
     expect(Date.now() - started).toBeLessThan(4000);
   });
@@ -40,7 +49,10 @@ describe('session settings', () => {
   });
 
   it('When a database cannot be opened, Then the error names the database and the code, never the user or the password [test:no-credential-in-errors]', async () => {
-    const err = await openJobsDatabase({ database: 'mysql' }).then(() => undefined, (e: unknown) => e);
+    const err = await openJobsDatabase({ database: 'mysql' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DatabaseUnavailableError);
     const { user, password } = mysqlOptions('mysql');
     const message = (err as Error).message;
@@ -54,7 +66,9 @@ describe('session settings', () => {
 describe('withTransaction', () => {
   it('When the work returns, Then its writes are committed and the connection goes back to the pool', async () => {
     const id = await withTransaction(db!.pool, async (tx) => {
-      const [added] = await tx.query<ResultSetHeader>("INSERT INTO products (name, description, price_cents) VALUES ('Committed', '', 1)");
+      const [added] = await tx.query<ResultSetHeader>(
+        "INSERT INTO products (name, description, price_cents) VALUES ('Committed', '', 1)",
+      );
       return added.insertId;
     });
     const [rows] = await db!.pool.query<RowDataPacket[]>('SELECT name FROM products WHERE id = ?', [id]);
@@ -90,7 +104,10 @@ describe('withTransaction', () => {
     await withTransaction(db!.pool, async (tx) => {
       await tx.query('SELECT id FROM products WHERE id = 1 FOR UPDATE');
       const started = Date.now();
-      const err = await db!.pool.query("UPDATE products SET name = 'waited' WHERE id = 1").then(() => undefined, (e: unknown) => e as { errno?: number });
+      const err = await db!.pool.query("UPDATE products SET name = 'waited' WHERE id = 1").then(
+        () => undefined,
+        (e: unknown) => e as { errno?: number },
+      );
       expect(err?.errno).toBe(1205);
       expect(Date.now() - started).toBeLessThan(2500);
     });

@@ -3,10 +3,13 @@
 import { loadExercise, sleep } from '@tasks-lab/lab-kit';
 import type { ResultSetHeader } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { claim, finish, readJob, submitSnapshot } from '../src/leases.ts';
 
-const { renewLease } = await loadExercise<typeof import('../solutions/renew-lease.ts')>(import.meta.url, 'renew-lease.ts');
+const { renewLease } = await loadExercise<typeof import('../solutions/renew-lease.ts')>(
+  import.meta.url,
+  'renew-lease.ts',
+);
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {
@@ -34,7 +37,9 @@ describe('exercise: renew a lease', () => {
 
   it('When another token tries to renew, Then it answers false and the lease is unchanged', async () => {
     const job = await claimedJob(5000);
-    expect(await renewLease(db!.pool, job.jobId, '00000000-0000-4000-8000-000000000000', { leaseMs: 20_000 })).toBe(false);
+    expect(await renewLease(db!.pool, job.jobId, '00000000-0000-4000-8000-000000000000', { leaseMs: 20_000 })).toBe(
+      false,
+    );
     expect((await readJob(db!.pool, job.jobId))!.leaseUntil).toEqual(job.leaseUntil);
   });
 
@@ -68,7 +73,10 @@ describe('exercise: renew a lease', () => {
 
   it('When a cancel was requested, Then renewing answers false', async () => {
     const job = await claimedJob(5000);
-    const [cancelled] = await db!.pool.query<ResultSetHeader>('UPDATE export_jobs SET cancel_requested = TRUE WHERE id = ?', [job.jobId]);
+    const [cancelled] = await db!.pool.query<ResultSetHeader>(
+      'UPDATE export_jobs SET cancel_requested = TRUE WHERE id = ?',
+      [job.jobId],
+    );
     expect(cancelled.affectedRows).toBe(1);
     expect(await renewLease(db!.pool, job.jobId, job.token)).toBe(false);
   });

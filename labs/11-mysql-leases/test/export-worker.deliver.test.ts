@@ -8,8 +8,15 @@ import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultPoints, faultRule, FAULTS_ENV, waitFor } from '@tasks-lab/lab-kit';
 import { writeArtifactAtomically } from '../src/artifact.ts';
-import { withTransaction, freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { EXPORT_FAULT_POINTS, deliverExport, exportFaults, type ExportContext, type ExportParts } from '../src/export-worker.ts';
+import { withTransaction } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
+import {
+  EXPORT_FAULT_POINTS,
+  deliverExport,
+  exportFaults,
+  type ExportContext,
+  type ExportParts,
+} from '../src/export-worker.ts';
 import { EXPIRE_LEASE, PASS_DEADLINE } from '../src/job-queries.ts';
 import { claim, readJob, requeueExpiredLease, submitSnapshot } from '../src/leases.ts';
 import { SHORT_TIMINGS } from '../src/options.ts';
@@ -35,11 +42,15 @@ function context(overrides: Partial<ExportContext> = {}): ExportContext {
 const ZOMBIE_PAUSE_MS = 5000;
 
 /** A holder that pauses before its finish, long enough for its lease to be ended and another holder to publish: a zombie in waiting. */
-const pausedPastLease = () => faultPoints(EXPORT_FAULT_POINTS, { [FAULTS_ENV]: faultRule('before-finish', `delay-${ZOMBIE_PAUSE_MS}`) });
+const pausedPastLease = () =>
+  faultPoints(EXPORT_FAULT_POINTS, { [FAULTS_ENV]: faultRule('before-finish', `delay-${ZOMBIE_PAUSE_MS}`) });
 
 /** The lesson's mistake, for the troubleshooting entry: a finish that matches on the job id only. */
 const finishByIdOnly: ExportParts['finish'] = async (pool: Pool, jobId, _token, resultRef) => {
-  const [updated] = await pool.query<ResultSetHeader>("UPDATE export_jobs SET status = 'succeeded', result_ref = ? WHERE id = ?", [resultRef, jobId]);
+  const [updated] = await pool.query<ResultSetHeader>(
+    "UPDATE export_jobs SET status = 'succeeded', result_ref = ? WHERE id = ?",
+    [resultRef, jobId],
+  );
   return updated.affectedRows === 1;
 };
 
@@ -78,7 +89,10 @@ describe('one delivery', () => {
     const writeWhileProbing: ExportParts['writeArtifact'] = async (dir, name, rows) => {
       // Another transaction asks for the row's lock without waiting: it gets the row only if nobody holds it.
       lockableDuringWrite = await withTransaction(db.pool, async (tx) => {
-        const [rows] = await tx.query<RowDataPacket[]>('SELECT id FROM export_jobs WHERE id = ? FOR UPDATE SKIP LOCKED', [jobId]);
+        const [rows] = await tx.query<RowDataPacket[]>(
+          'SELECT id FROM export_jobs WHERE id = ? FOR UPDATE SKIP LOCKED',
+          [jobId],
+        );
         return rows.length === 1;
       });
       const { writeArtifactAtomically } = await import('../src/artifact.ts');
@@ -119,7 +133,10 @@ describe('one delivery', () => {
       deadlinesPassed += passed.affectedRows;
       return written;
     };
-    const outcome = await deliverExport({ job_id: jobId }, context({ leaseMs: 30_000, parts: { writeArtifact: writeThenPassDeadline } }));
+    const outcome = await deliverExport(
+      { job_id: jobId },
+      context({ leaseMs: 30_000, parts: { writeArtifact: writeThenPassDeadline } }),
+    );
     const row = await readJob(db.pool, jobId);
     expect(deadlinesPassed).toBe(1);
     expect(outcome).toMatchObject({ claimed: true, published: false });

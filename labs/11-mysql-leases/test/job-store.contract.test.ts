@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeJobStoreContract } from '@tasks-lab/01-state-machine/store-contract';
 import { InvalidTransitionError, JOB_STATES, type JobState } from '@tasks-lab/01-state-machine';
-import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { MySqlJobStore } from '../src/job-store.ts';
 import { seedProducts } from '../src/seed-products.ts';
 

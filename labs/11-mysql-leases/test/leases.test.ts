@@ -2,7 +2,8 @@
 import { sleep } from '@tasks-lab/lab-kit';
 import type { ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, withTransaction, type FreshDatabase } from '../src/database.ts';
+import { withTransaction } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { IdempotencyKeyReusedError, InvalidProductIdsError, MissingProductsError } from '../src/errors.ts';
 import { artifactName, claim, finish, readJob, requeueExpiredLease, submitSnapshot } from '../src/leases.ts';
 
@@ -13,13 +14,18 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 const pool = () => db!.pool;
-const jobCount = async () => Number((await pool().query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_jobs'))[0][0]?.n);
+const jobCount = async () =>
+  Number((await pool().query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_jobs'))[0][0]?.n);
 /** Sets columns of one job directly, to put it in a state the API reaches only slowly. */
 const setColumns = async (id: string, assignments: string) => {
   const [changed] = await pool().query<ResultSetHeader>(`UPDATE export_jobs SET ${assignments} WHERE id = ?`, [id]);
   expect(changed.affectedRows).toBe(1);
 };
-const rejection = (attempt: Promise<unknown>) => attempt.then(() => undefined, (err: unknown) => err);
+const rejection = (attempt: Promise<unknown>) =>
+  attempt.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 describe('submitSnapshot', () => {
   it('When products repeat, Then the job freezes each once, in the order asked for, with their current rows', async () => {
@@ -41,7 +47,11 @@ describe('submitSnapshot', () => {
     ['a fraction', [1.5]],
   ])('When the request has %s, Then InvalidProductIdsError (422) and no row', async (_what, ids) => {
     const before = await jobCount();
-    expect(await rejection(submitSnapshot(pool(), ids))).toMatchObject({ constructor: InvalidProductIdsError, status: 422, code: 'invalid-product-ids' });
+    expect(await rejection(submitSnapshot(pool(), ids))).toMatchObject({
+      constructor: InvalidProductIdsError,
+      status: 422,
+      code: 'invalid-product-ids',
+    });
     expect(await jobCount()).toBe(before);
   });
 
@@ -74,10 +84,14 @@ describe('submitSnapshot', () => {
   });
 
   it('When five submissions with one key arrive at once, Then they all answer the same job and only one row exists', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, () => submitSnapshot(pool(), [4], { idempotencyKey: 'burst-key' })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => submitSnapshot(pool(), [4], { idempotencyKey: 'burst-key' })),
+    );
     expect(new Set(results.map((r) => r.jobId)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
-    const [rows] = await pool().query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM export_jobs WHERE idempotency_key = 'burst-key'");
+    const [rows] = await pool().query<RowDataPacket[]>(
+      "SELECT COUNT(*) AS n FROM export_jobs WHERE idempotency_key = 'burst-key'",
+    );
     expect(Number(rows[0]?.n)).toBe(1);
   });
 });
@@ -102,13 +116,16 @@ describe('claim', () => {
     ['it used all its attempts', 'attempts = 3'],
     ['its next attempt is not due', 'next_attempt_at = TIMESTAMPADD(SECOND, 30, NOW(6))'],
     ['it already succeeded', "status = 'succeeded'"],
-  ])('When a queued job is claimed but %s, Then the claim gets nothing and the row is unchanged', async (_why, assignments) => {
-    const { jobId } = await submitSnapshot(pool(), [1]);
-    await setColumns(jobId, assignments);
-    const before = await readJob(pool(), jobId);
-    expect(await claim(pool(), jobId, { maxAttempts: 3 })).toBeUndefined();
-    expect(await readJob(pool(), jobId)).toEqual(before);
-  });
+  ])(
+    'When a queued job is claimed but %s, Then the claim gets nothing and the row is unchanged',
+    async (_why, assignments) => {
+      const { jobId } = await submitSnapshot(pool(), [1]);
+      await setColumns(jobId, assignments);
+      const before = await readJob(pool(), jobId);
+      expect(await claim(pool(), jobId, { maxAttempts: 3 })).toBeUndefined();
+      expect(await readJob(pool(), jobId)).toEqual(before);
+    },
+  );
 
   it('When a job id does not exist, Then the claim gets nothing', async () => {
     expect(await claim(pool(), '00000000-0000-4000-8000-000000000000')).toBeUndefined();
@@ -119,13 +136,16 @@ describe('finish and requeue', () => {
   it.each([
     ['the deadline has passed', 'deadline_at = TIMESTAMPADD(SECOND, -1, NOW(6))'],
     ['a cancel was requested', 'cancel_requested = TRUE'],
-  ])('When the holder finishes but %s, Then nothing is published even though the lease is live', async (_why, assignments) => {
-    const { jobId } = await submitSnapshot(pool(), [1]);
-    const claimed = await claim(pool(), jobId, { leaseMs: 30_000 });
-    await setColumns(jobId, assignments);
-    expect(await finish(pool(), jobId, claimed!.token, 'late.json')).toBe(false);
-    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', resultRef: null });
-  });
+  ])(
+    'When the holder finishes but %s, Then nothing is published even though the lease is live',
+    async (_why, assignments) => {
+      const { jobId } = await submitSnapshot(pool(), [1]);
+      const claimed = await claim(pool(), jobId, { leaseMs: 30_000 });
+      await setColumns(jobId, assignments);
+      expect(await finish(pool(), jobId, claimed!.token, 'late.json')).toBe(false);
+      expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', resultRef: null });
+    },
+  );
 
   it('When the holder finishes in time, Then the job succeeds with the result and its row count', async () => {
     const { jobId } = await submitSnapshot(pool(), [1, 2, 3]);

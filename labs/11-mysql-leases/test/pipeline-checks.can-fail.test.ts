@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { faultRule } from '@tasks-lab/lab-kit';
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { EXPORT_JOB_NAME, enqueue } from '@tasks-lab/08-broker-worker';
-import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { readJob, submitSnapshot } from '../src/leases.ts';
 import { WAKE_UP_JOB_OPTIONS, type WakeUpMessage } from '../src/queue.ts';
 import { buildPipelineChecks, type PipelineCheckDeps } from '../scripts/pipeline-checks.ts';
@@ -25,7 +25,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => db?.drop());
 
-const broken = (parts: Partial<PipelineParts>) => (): PipelineCheckDeps => ({ database: db.name, pipelineParts: parts });
+const broken = (parts: Partial<PipelineParts>) => (): PipelineCheckDeps => ({
+  database: db.name,
+  pipelineParts: parts,
+});
 
 /** Lesson 08's fat message: the snapshot travels in Redis beside the id. */
 const wakeWithSnapshot: PipelineParts['wake'] = async (queue, jobId, pool) => {
@@ -35,22 +38,53 @@ const wakeWithSnapshot: PipelineParts['wake'] = async (queue, jobId, pool) => {
 };
 
 /** A submission that drops the Idempotency-Key: every retry inserts a new job. */
-const submitIgnoringKey: PipelineParts['submit'] = (pool, productIds, options = {}) => submitSnapshot(pool, productIds, { deadlineMs: options.deadlineMs });
+const submitIgnoringKey: PipelineParts['submit'] = (pool, productIds, options = {}) =>
+  submitSnapshot(pool, productIds, { deadlineMs: options.deadlineMs });
 
 describe('pipeline checks can fail', () => {
   const suite = canFailSuite(buildPipelineChecks);
 
-  suite.breaks('http-submit-succeeds', "the worker's finish never lands (before-finish throws on every delivery)", broken({ workerFaults: faultRule('before-finish', 'throw', 'always') }), {
-    observed: /running/,
-  });
-  suite.breaks('worker-gets-only-job-id', 'the wake-up carries the snapshot beside the job id', broken({ wake: wakeWithSnapshot }), { observed: /products/ });
-  suite.breaks('redis-loss-changes-nothing', 'the API answers GET from BullMQ instead of the table', broken({ createApp: redisBackedApp }), { observed: /after: GET 404/ });
-  suite.breaks('get-reads-the-table', 'the API answers GET from a Map in its own process', broken({ createApp: (options) => memoryBackedApp(options) }), {
-    observed: /after a restart 404/,
-  });
-  suite.breaks('idempotent-submission', 'the submission ignores the Idempotency-Key', broken({ submit: submitIgnoringKey }), { observed: /DIFFERENT job/ });
-  suite.breaks('completed-means-delivered', "the worker's claim is a plain UPDATE by id, with no conditions", broken({ workerScript: STEALING_WORKER }), {
-    observed: /claimed":true/,
-  });
+  suite.breaks(
+    'http-submit-succeeds',
+    "the worker's finish never lands (before-finish throws on every delivery)",
+    broken({ workerFaults: faultRule('before-finish', 'throw', 'always') }),
+    {
+      observed: /running/,
+    },
+  );
+  suite.breaks(
+    'worker-gets-only-job-id',
+    'the wake-up carries the snapshot beside the job id',
+    broken({ wake: wakeWithSnapshot }),
+    { observed: /products/ },
+  );
+  suite.breaks(
+    'redis-loss-changes-nothing',
+    'the API answers GET from BullMQ instead of the table',
+    broken({ createApp: redisBackedApp }),
+    { observed: /after: GET 404/ },
+  );
+  suite.breaks(
+    'get-reads-the-table',
+    'the API answers GET from a Map in its own process',
+    broken({ createApp: (options) => memoryBackedApp(options) }),
+    {
+      observed: /after a restart 404/,
+    },
+  );
+  suite.breaks(
+    'idempotent-submission',
+    'the submission ignores the Idempotency-Key',
+    broken({ submit: submitIgnoringKey }),
+    { observed: /DIFFERENT job/ },
+  );
+  suite.breaks(
+    'completed-means-delivered',
+    "the worker's claim is a plain UPDATE by id, with no conditions",
+    broken({ workerScript: STEALING_WORKER }),
+    {
+      observed: /claimed":true/,
+    },
+  );
   suite.coversEveryCheck();
 });

@@ -1,7 +1,6 @@
 // The SQL of lessons 11 and later must run on MySQL 8.4 and on MariaDB 10.11 (the server
-// here). The forms the notes (shared/course/mysql-mariadb-notes.md) measured as working
-// on only one of them may appear in ONE file per lab, src/sql-dialect.ts, which picks
-// the right one at run time. This test reads every .sql and .ts file of labs/11 onwards
+// here). The forms that work on only one of them (docs/mysql-and-mariadb.md lists them)
+// may appear in ONE file per lab, src/sql-dialect.ts, which picks the right one at run time. This test reads every .sql and .ts file of labs/11 onwards
 // and fails on any such form anywhere else.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -15,12 +14,18 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 const NON_PORTABLE: readonly { form: RegExp; why: string }[] = [
   { form: /max_execution_time/i, why: 'MySQL only (MariaDB: unknown variable 1193); use sql-dialect.ts' },
   { form: /max_statement_time/i, why: 'MariaDB only; use sql-dialect.ts' },
-  { form: /@@(?:session\.|global\.)?transaction_isolation/i, why: "unknown on MariaDB before 11.1; use SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation','tx_isolation')" },
+  {
+    form: /@@(?:session\.|global\.)?transaction_isolation/i,
+    why: "unknown on MariaDB before 11.1; use SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation','tx_isolation')",
+  },
   { form: /->>?\s*['"]\$/, why: 'the -> and ->> JSON operators fail on MariaDB; use JSON_EXTRACT / JSON_UNQUOTE' },
   { form: /\bFOR\s+SHARE\b/i, why: 'MySQL only; use LOCK IN SHARE MODE or avoid' },
   { form: /\bFOR\s+UPDATE\s+OF\b/i, why: 'MySQL only' },
   { form: /utf8mb4_0900_ai_ci/i, why: 'a MySQL 8 collation MariaDB does not have; use utf8mb4_unicode_ci' },
-  { form: /\bUPDATE\s+`?(\w+)`?\b[^;]*?\(\s*SELECT\b[^;]*?\bFROM\s+`?\1`?\b/is, why: 'MySQL refuses to read the table an UPDATE writes (1093)' },
+  {
+    form: /\bUPDATE\s+`?(\w+)`?\b[^;]*?\(\s*SELECT\b[^;]*?\bFROM\s+`?\1`?\b/is,
+    why: 'MySQL refuses to read the table an UPDATE writes (1093)',
+  },
 ];
 
 /** Every .sql and .ts file of labs/11 onwards, without node_modules. */
@@ -46,7 +51,9 @@ describe('portable SQL', () => {
   it('When every .sql and .ts file of labs/11 onwards is read, Then no non-portable form appears outside src/sql-dialect.ts', () => {
     const files = sourceFiles().filter((path) => path !== THIS_FILE && !isDialectFile(path));
     expect(files.length).toBeGreaterThan(5);
-    const problems = files.flatMap((path) => nonPortableForms(readFileSync(path, 'utf8')).map((p) => `${relative(LABS, path)}: ${p}`));
+    const problems = files.flatMap((path) =>
+      nonPortableForms(readFileSync(path, 'utf8')).map((p) => `${relative(LABS, path)}: ${p}`),
+    );
     expect(problems).toEqual([]);
   });
 
@@ -59,7 +66,9 @@ describe('portable SQL', () => {
     ['SELECT id FROM export_jobs WHERE id = ? FOR SHARE'],
     ['SELECT id FROM export_jobs e JOIN products p FOR UPDATE OF e'],
     ['CREATE TABLE t (x TEXT) COLLATE utf8mb4_0900_ai_ci'],
-    ["UPDATE export_jobs SET status = 'queued' WHERE id = (SELECT id FROM export_jobs WHERE status = 'running' LIMIT 1)"],
+    [
+      "UPDATE export_jobs SET status = 'queued' WHERE id = (SELECT id FROM export_jobs WHERE status = 'running' LIMIT 1)",
+    ],
   ])('When a file holds %s, Then the detector names it', (sql) => {
     expect(nonPortableForms(sql)).toHaveLength(1);
   });

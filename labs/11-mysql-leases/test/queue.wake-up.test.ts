@@ -4,13 +4,30 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_JOB_NAME, enqueue, openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { InvalidWakeUpError, WAKE_UP_JOB_OPTIONS, exportsAddress, parseWakeUp, wakeWorker, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from '../src/queue.ts';
+import {
+  InvalidWakeUpError,
+  WAKE_UP_JOB_OPTIONS,
+  exportsAddress,
+  parseWakeUp,
+  wakeWorker,
+  type DeliveryOutcome,
+  type WakeUpMessage,
+  type WakeUpQueue,
+} from '../src/queue.ts';
 
 describe('the wake-up message', () => {
   it('When a message holds anything but a UUID job_id, Then parseWakeUp refuses it [test:wake-up-only-job-id]', () => {
     const id = randomUUID();
     expect(parseWakeUp({ job_id: id.toUpperCase() })).toEqual({ job_id: id });
-    for (const bad of [{ job_id: id, products: [] }, { job_id: '../../etc/passwd' }, { job_id: 42 }, {}, null, [id], `{"job_id":"${id}"}`]) {
+    for (const bad of [
+      { job_id: id, products: [] },
+      { job_id: '../../etc/passwd' },
+      { job_id: 42 },
+      {},
+      null,
+      [id],
+      `{"job_id":"${id}"}`,
+    ]) {
       expect(() => parseWakeUp(bad), JSON.stringify(bad)).toThrow(InvalidWakeUpError);
     }
   });
@@ -19,7 +36,9 @@ describe('the wake-up message', () => {
 describe('waking a worker through BullMQ', () => {
   let queue: WakeUpQueue;
   beforeAll(async () => {
-    queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(`exports-wake-${randomBytes(4).toString('hex')}`));
+    queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(
+      exportsAddress(`exports-wake-${randomBytes(4).toString('hex')}`),
+    );
   });
   afterAll(async () => {
     await queue?.obliterate({ force: true });

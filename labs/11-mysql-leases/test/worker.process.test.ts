@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchProcess } from '@tasks-lab/lab-kit';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { LEASE_OPTIONS, SHORT_TIMINGS } from '../src/options.ts';
 import { WORKER_PROCESS_OPTIONS } from '../src/options.ts';
 import { exportsAddress, type DeliveryOutcome, type WakeUpMessage } from '../src/queue.ts';

@@ -2,7 +2,7 @@
 // (it holds a claim token until claimed_until), sent its wake-up to BullMQ, and now marks
 // it sent. Only the publisher that still holds a live claim may do that: if its claim
 // passed, another publisher may have claimed the event and be sending it right now.
-// Check your answer: pnpm lab 12 --exercise   (hint: pnpm lab 12 --hint)
+// Check your answer: pnpm -w lab 12 --exercise   (hint: pnpm -w lab 12 --hint)
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
 
 /** Parameters: [eventId, token]. */

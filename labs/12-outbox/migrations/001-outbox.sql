@@ -2,7 +2,7 @@
 -- export_jobs) AND one row here in the same transaction: the intent to wake a worker is
 -- committed with the job, or neither is. A publisher claims unsent rows, sends them to
 -- BullMQ outside any transaction, then marks them sent, only while its claim still holds.
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+ (see the notes on SQL dialects).
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 CREATE TABLE IF NOT EXISTS export_outbox (
   -- The event's own id, not the job's: one job may get several events over its life
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS export_outbox (
   -- UPDATE SKIP LOCKED` reads it in order and stops after n rows, so a publisher locks
   -- only the rows it takes. The course's (sent_at, available_at, created_at) does not
   -- match that ORDER BY: the server sorts every eligible row first and locks them all,
-  -- and a second publisher finds nothing (the notes' finding; the check
+  -- and a second publisher finds nothing (docs/mysql-and-mariadb.md; the check
   -- `two-publishers-share-the-work` measures both, see src/outbox-queries.ts).
   KEY export_outbox_claim (sent_at, created_at, id),
   -- A job's events (and the foreign key's index).

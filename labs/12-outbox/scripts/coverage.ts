@@ -7,7 +7,11 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'Once the submission has committed, the job and its outbox event both exist',
-    gradedBy: ['check:submit-writes-job-and-event', 'check:broker-down-job-and-event-kept', 'test:post-answers-after-commit'],
+    gradedBy: [
+      'check:submit-writes-job-and-event',
+      'check:broker-down-job-and-event-kept',
+      'test:post-answers-after-commit',
+    ],
   },
   {
     section: 'learning-check',
@@ -27,7 +31,9 @@ export const COVERAGE = coverage([
   },
   {
     section: 'implementation-decision',
-    item: "The publisher's send has a time bound, a failed send is reported and retried later, and events that stay unsent show in the table (last_error, send attempts)",
+    item:
+      "The publisher's send has a time bound, a failed send is reported and retried later, and events that stay unsent show in the table (last_error, send attempts); " +
+      "the alert on an event unsent too long is lesson 16's (check outbox-alert-raised, prometheus/alerts.yml)",
     gradedBy: ['check:broker-down-send-error-reported', 'check:broker-back-event-sent'],
   },
   {
@@ -53,7 +59,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'No accepted job exists without its intent to send',
-    gradedBy: ['check:fault-after-job-insert-leaves-neither', 'check:broker-down-job-and-event-kept', 'test:nudge-failure-keeps-job'],
+    gradedBy: [
+      'check:fault-after-job-insert-leaves-neither',
+      'check:broker-down-job-and-event-kept',
+      'test:nudge-failure-keeps-job',
+    ],
   },
   {
     section: 'acceptance',
@@ -63,7 +73,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'A repeated publication recovers, and the final result is single and can be found from the job row',
-    gradedBy: ['check:lost-confirmation-event-resent', 'check:duplicate-delivery-one-result', 'check:publisher-sends-and-confirms'],
+    gradedBy: [
+      'check:lost-confirmation-event-resent',
+      'check:duplicate-delivery-one-result',
+      'check:publisher-sends-and-confirms',
+    ],
   },
   // Troubleshooting
   {
@@ -74,12 +88,13 @@ export const COVERAGE = coverage([
   {
     section: 'troubleshooting',
     item: 'Slow sends keep database locks held: the broker call was made inside the claiming transaction; claim, send and confirm are three steps, the token stops an old publisher confirming',
-    gradedBy: ['test:no-lock-during-send'],
+    // The lab's own exercise (exercise/confirm-event.ts) is that confirmation by token: its tests grade the token half.
+    gradedBy: ['test:no-lock-during-send', 'test:exercise-other-token-refused', 'test:exercise-passed-claim-refused'],
   },
   // The exercise
   {
     section: 'exercise',
-    item: 'Confirm an event by its claim token: only the holder of a live claim marks it sent; a confirmation that matches no row means someone else may send it again',
-    gradedBy: ['test:exercise-confirm-by-token', 'test:exercise-other-token-refused', 'test:exercise-passed-claim-refused'],
+    item: "The course's exercise: throw after the job's INSERT and before the outbox INSERT, in one transaction, and find no row of that submission in either table",
+    gradedBy: ['check:fault-after-job-insert-leaves-neither'],
   },
 ]);

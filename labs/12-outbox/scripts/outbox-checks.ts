@@ -25,7 +25,7 @@ export interface OutboxCheckDeps {
   outboxParts?: Partial<OutboxParts>;
   /** The database to run in (a test's fresh one). @defaultValue a scratch database per experiment, dropped after it */
   database?: string | (() => Promise<string>);
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 forces the course's) */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 forces the course's) */
   timings?: OutboxOptionValues;
   /** @defaultValue the lab's Redis */
   connection?: RedisOptions;
@@ -37,7 +37,6 @@ export interface OutboxCheckDeps {
 }
 
 const short = (id: string | undefined | null) => (id ? id.slice(0, 8) : 'none');
-
 
 const describeProbe = (p: LockProbe | undefined) =>
   p
@@ -72,7 +71,12 @@ export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
       judge: (e) => {
         const { normal: n } = e;
         return outcome(
-          n.jobs === 1 && n.events === 1 && n.job?.status === 'queued' && n.event?.jobId === n.jobId && n.event.sentAt === null && n.eventId !== n.jobId,
+          n.jobs === 1 &&
+            n.events === 1 &&
+            n.job?.status === 'queued' &&
+            n.event?.jobId === n.jobId &&
+            n.event.sentAt === null &&
+            n.eventId !== n.jobId,
           `job ${short(n.jobId)}: ${n.jobs} job row (${n.job?.status ?? 'missing'}), ${n.events} event row (event ${short(n.eventId)}, ` +
             `sent_at ${n.event ? (n.event.sentAt ? 'SET' : 'NULL') : 'no row'}); nothing was sent by the submit ${during(e)}`,
         );
@@ -85,7 +89,10 @@ export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
       scenario: submit,
       judge: (e) => {
         const f = e.faulted;
-        if (f.error === undefined) return fail(`the submission with LAB_FAULTS=after-job-insert:throw did not fail; job ${short(f.jobId)} has ${f.jobs} job and ${f.events} event rows`);
+        if (f.error === undefined)
+          return fail(
+            `the submission with LAB_FAULTS=after-job-insert:throw did not fail; job ${short(f.jobId)} has ${f.jobs} job and ${f.events} event rows`,
+          );
         return outcome(
           f.errorCode === 'fault-injected' && f.jobs === 0 && f.events === 0,
           `fault at after-job-insert (${f.errorCode ?? f.error}); by job id ${short(f.jobId)}: ${f.jobs} job rows, ${f.events} event rows ${during(e)}`,
@@ -100,15 +107,20 @@ export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
       judge: (e) => {
         const problems: string[] = [];
         if (!e.event?.sentAt) problems.push('sent_at is NULL');
-        if (!e.bullJob) problems.push(`no BullMQ job has the event id ${short(e.eventId)} (the queue holds ${e.bullJobCount})`);
-        else if (e.bullJob.jobIdInData !== e.jobId) problems.push(`BullMQ job ${short(e.bullJob.id)} carries job_id ${short(e.bullJob.jobIdInData)}`);
+        if (!e.bullJob)
+          problems.push(`no BullMQ job has the event id ${short(e.eventId)} (the queue holds ${e.bullJobCount})`);
+        else if (e.bullJob.jobIdInData !== e.jobId)
+          problems.push(`BullMQ job ${short(e.bullJob.id)} carries job_id ${short(e.bullJob.jobIdInData)}`);
         if (e.bullJobCount !== 1) problems.push(`the queue holds ${e.bullJobCount} BullMQ jobs for one event`);
-        if (e.job?.status !== 'succeeded' || !e.job.resultRef) problems.push(`the job is ${e.job?.status ?? 'missing'} with result_ref ${e.job?.resultRef ?? 'none'}`);
+        if (e.job?.status !== 'succeeded' || !e.job.resultRef)
+          problems.push(`the job is ${e.job?.status ?? 'missing'} with result_ref ${e.job?.resultRef ?? 'none'}`);
         const seen =
           `event ${short(e.eventId)} sent_at ${e.event?.sentAt ? 'set' : 'NULL'}, ${e.event?.sendAttempts ?? 0} send attempt(s); BullMQ job id ${short(e.bullJob?.id)} ` +
           `(${e.bullJob?.state ?? 'none'}); job ${short(e.jobId)} ${e.job?.status ?? 'missing'}; publisher sent ${e.publisherStats.sent}, confirmed ${e.publisherStats.confirmed}` +
           (e.errors.length > 0 ? `; errors: ${e.errors.slice(0, 2).join(' | ')}` : '');
-        return problems.length === 0 ? pass(`${seen} ${during(e)}`) : fail(`${problems.join('; ')} — ${seen} ${during(e)}`);
+        return problems.length === 0
+          ? pass(`${seen} ${during(e)}`)
+          : fail(`${problems.join('; ')} — ${seen} ${during(e)}`);
       },
     }),
     defineCheck({
@@ -120,7 +132,10 @@ export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
         // "Well under" the poll interval: a tenth of it. A send that waited for the poll takes the whole interval.
         const limitMs = e.pollMs / 10;
         const seen = `commit to sent_at ${e.latencyMs === undefined ? 'never (not sent)' : `${e.latencyMs} ms`} with a ${e.pollMs / 1000} s poll; woken by ${e.nudges} nudge(s), ${e.polls} poll(s)`;
-        return outcome(e.latencyMs !== undefined && e.latencyMs < limitMs && e.nudges >= 1, `${seen} (limit ${limitMs} ms) ${during(e)}`);
+        return outcome(
+          e.latencyMs !== undefined && e.latencyMs < limitMs && e.nudges >= 1,
+          `${seen} (limit ${limitMs} ms) ${during(e)}`,
+        );
       },
     }),
     defineCheck({
@@ -134,7 +149,12 @@ export function buildOutboxChecks(deps: OutboxCheckDeps = {}): Check[] {
         const runs = e.runs.map(describeRun).join('; ');
         const duplicates = e.runs.filter((r) => r.sent > r.events || r.unsentAfter > 0);
         const seen = `${describeProbe(matching)}. ${describeProbe(course)}. Throughput: ${runs} ${during(e)}`;
-        if (!matching || matching.bError || matching.bGot.length !== 1 || matching.aTook.includes(matching.bGot[0] ?? '')) {
+        if (
+          !matching ||
+          matching.bError ||
+          matching.bGot.length !== 1 ||
+          matching.aTook.includes(matching.bGot[0] ?? '')
+        ) {
           return fail(`while A held its claim, B did not get the next event — ${seen}`);
         }
         if (duplicates.length > 0) return fail(`events sent more than once, or left unsent — ${seen}`);

@@ -8,14 +8,38 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { Redis, type RedisOptions } from 'ioredis';
-import { errorCode, errorMessage, faultPoints, faultRule, FAULTS_ENV, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
+import {
+  errorCode,
+  errorMessage,
+  faultPoints,
+  faultRule,
+  FAULTS_ENV,
+  waitFor,
+  withResources,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import { brokerConnection, openQueue, WORKER_OPTIONS, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { readJob, startExportWorker, waitForTerminalRow, type DeliveryOutcome, type JobRow, type WakeUpMessage, type WakeUpQueue } from '@tasks-lab/11-mysql-leases';
+import {
+  readJob,
+  startExportWorker,
+  waitForTerminalRow,
+  type DeliveryOutcome,
+  type JobRow,
+  type WakeUpMessage,
+  type WakeUpQueue,
+} from '@tasks-lab/11-mysql-leases';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { describeTimings, WORKER_PROCESS_OPTIONS, type OutboxOptionValues } from '../src/options.ts';
 import { readEvent, submitWithEvent, SUBMIT_FAULT_POINTS, type OutboxEvent } from '../src/outbox.ts';
-import { COUNT_JOB_AND_EVENTS, COUNT_UNSENT, EXPLAIN_CLAIM, LOCK_CLAIMABLE_EVENTS, USE_COURSE_CLAIM_INDEX } from '../src/outbox-queries.ts';
-import { publishNudge, PUBLISHER_PARTS, startPublisher, type PublisherParts, type RunningPublisher } from '../src/publisher.ts';
+import {
+  COUNT_JOB_AND_EVENTS,
+  COUNT_UNSENT,
+  EXPLAIN_CLAIM,
+  LOCK_CLAIMABLE_EVENTS,
+  USE_COURSE_CLAIM_INDEX,
+} from '../src/outbox-queries.ts';
+import { publishNudge } from '../src/nudge.ts';
+import { PUBLISHER_PARTS, startPublisher, type PublisherParts, type RunningPublisher } from '../src/publisher.ts';
 import { exportsAddress } from '../src/queue.ts';
 
 /** The parts a check may break: the submit transaction, and the publisher's steps. */
@@ -59,9 +83,15 @@ async function openPool(ctx: OutboxContext, res: Resources, database: string): P
 }
 
 /** A queue name of this experiment's own, so no other run's wake-ups (or workers) mix in; obliterated afterwards. */
-async function privateQueue(ctx: OutboxContext, res: Resources, label: string): Promise<{ queueName: string; queue: WakeUpQueue }> {
+async function privateQueue(
+  ctx: OutboxContext,
+  res: Resources,
+  label: string,
+): Promise<{ queueName: string; queue: WakeUpQueue }> {
   const queueName = `outbox-${label}-${randomBytes(3).toString('hex')}`;
-  const queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName), { connection: ctx.connection });
+  const queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName), {
+    connection: ctx.connection,
+  });
   res.add(queue, async (q) => {
     await q.obliterate({ force: true }).catch(() => {});
     await q.close();
@@ -80,7 +110,14 @@ async function countJobAndEvents(pool: Pool, jobId: string): Promise<{ jobs: num
 export interface SubmitEvidence {
   timings: string;
   /** A normal submission: its rows, by job id. */
-  normal: { jobId: string; eventId: string; jobs: number; events: number; event: OutboxEvent | undefined; job: JobRow | undefined };
+  normal: {
+    jobId: string;
+    eventId: string;
+    jobs: number;
+    events: number;
+    event: OutboxEvent | undefined;
+    job: JobRow | undefined;
+  };
   /** A submission with LAB_FAULTS=after-job-insert:throw: what it threw, and the rows left by its job id. */
   faulted: { jobId: string; error: string | undefined; errorCode: string | undefined; jobs: number; events: number };
 }
@@ -104,7 +141,12 @@ export async function submitTransaction(ctx: OutboxContext, signal: AbortSignal)
     } catch (err) {
       error = err;
     }
-    const faulted = { jobId, error: error === undefined ? undefined : errorMessage(error), errorCode: errorCode(error), ...(await countJobAndEvents(pool, jobId)) };
+    const faulted = {
+      jobId,
+      error: error === undefined ? undefined : errorMessage(error),
+      errorCode: errorCode(error),
+      ...(await countJobAndEvents(pool, jobId)),
+    };
     return { timings: describeTimings(ctx.timings), normal, faulted };
   });
 }
@@ -134,7 +176,14 @@ async function artifactFolder(res: Resources): Promise<string> {
 
 /** Lesson 11's worker on lab 12's queue (prefix tasks-lab12, this experiment's queue name), owned by the scope. */
 async function startWorkerOn(ctx: OutboxContext, res: Resources, database: string, queueName: string): Promise<void> {
-  const settings = { ...WORKER_PROCESS_OPTIONS.defaults(), ...WORKER_OPTIONS.defaults(), queueName, database, artifactsDir: await artifactFolder(res), concurrency: 2 };
+  const settings = {
+    ...WORKER_PROCESS_OPTIONS.defaults(),
+    ...WORKER_OPTIONS.defaults(),
+    queueName,
+    database,
+    artifactsDir: await artifactFolder(res),
+    concurrency: 2,
+  };
   const worker = await startExportWorker({
     process: settings,
     lease: ctx.timings,
@@ -145,7 +194,13 @@ async function startWorkerOn(ctx: OutboxContext, res: Resources, database: strin
   res.add(worker, (w) => w.close());
 }
 
-async function startPublisherOn(ctx: OutboxContext, res: Resources, pool: Pool, errors: string[], timings: Partial<OutboxOptionValues> = {}): Promise<RunningPublisher> {
+async function startPublisherOn(
+  ctx: OutboxContext,
+  res: Resources,
+  pool: Pool,
+  errors: string[],
+  timings: Partial<OutboxOptionValues> = {},
+): Promise<RunningPublisher> {
   const publisher = await startPublisher({
     pool,
     timings: { ...ctx.timings, ...timings },
@@ -183,12 +238,25 @@ export async function publisherPipeline(ctx: OutboxContext, signal: AbortSignal)
     const channel = experimentChannel(queueName);
     const publisher = await startPublisherOn(ctx, res, pool, errors, { nudgeChannel: channel });
     const redis = nudger(ctx, res);
-    await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal });
-    const { jobId, eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
-    await ctx.parts.publishNudge(redis, { channel }).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
+    await waitFor('the nudge client to connect', async () => redis.status === 'ready', {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      signal,
+    });
+    const { jobId, eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, {
+      queueName,
+      deadlineMs: ctx.timings.deadlineMs,
+    });
+    await ctx.parts
+      .publishNudge(redis, { channel })
+      .catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
     const job = await waitForTerminalRow(pool, jobId, 15_000 + 2 * (ctx.timings.pollMs + ctx.timings.claimMs), signal);
     // The confirm follows the send; give it the claim's length to land.
-    await waitFor('the event to be confirmed', async () => (await readEvent(pool, eventId))?.sentAt != null, { timeoutMs: ctx.timings.claimMs + 2000, intervalMs: 50, signal }).catch(() => {});
+    await waitFor('the event to be confirmed', async () => (await readEvent(pool, eventId))?.sentAt != null, {
+      timeoutMs: ctx.timings.claimMs + 2000,
+      intervalMs: 50,
+      signal,
+    }).catch(() => {});
     const bull = await queue.getJob(eventId);
     const counts = await queue.getJobCounts('completed', 'failed', 'active', 'waiting', 'delayed', 'prioritized');
     return {
@@ -234,16 +302,37 @@ export async function nudgeLatency(ctx: OutboxContext, signal: AbortSignal): Pro
     const channel = experimentChannel(queueName);
     const publisher = await startPublisherOn(ctx, res, pool, errors, { pollMs, nudgeChannel: channel });
     const redis = nudger(ctx, res);
-    await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal });
+    await waitFor('the nudge client to connect', async () => redis.status === 'ready', {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      signal,
+    });
     // Idle: the first round found nothing (or sent what an earlier check left) and now waits for the poll.
-    await waitFor('the publisher to go idle', async () => publisher.stats().rounds >= 1, { timeoutMs: 10_000, intervalMs: 20, signal });
+    await waitFor('the publisher to go idle', async () => publisher.stats().rounds >= 1, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      signal,
+    });
     // Its subscription is live (Redis counts one subscriber on the channel): a nudge published
     // before that would reach nobody, and a fixed pause could be too short on a loaded machine.
-    await waitFor('the publisher to subscribe to the nudge channel', async () => subscribers(await redis.pubsub('NUMSUB', channel)) >= 1, { timeoutMs: 10_000, intervalMs: 20, signal });
+    await waitFor(
+      'the publisher to subscribe to the nudge channel',
+      async () => subscribers(await redis.pubsub('NUMSUB', channel)) >= 1,
+      { timeoutMs: 10_000, intervalMs: 20, signal },
+    );
     const before = publisher.stats();
-    const { eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
-    await ctx.parts.publishNudge(redis, { channel }).catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
-    await waitFor('the event to be sent', async () => (await readEvent(pool, eventId))?.sentAt != null, { timeoutMs: pollMs + 5000, intervalMs: 20, signal }).catch(() => {});
+    const { eventId } = await ctx.parts.submitWithEvent(pool, PRODUCTS, {
+      queueName,
+      deadlineMs: ctx.timings.deadlineMs,
+    });
+    await ctx.parts
+      .publishNudge(redis, { channel })
+      .catch((err: unknown) => errors.push(`nudge: ${errorMessage(err)}`));
+    await waitFor('the event to be sent', async () => (await readEvent(pool, eventId))?.sentAt != null, {
+      timeoutMs: pollMs + 5000,
+      intervalMs: 20,
+      signal,
+    }).catch(() => {});
     const event = await readEvent(pool, eventId);
     const after = publisher.stats();
     return {
@@ -323,7 +412,8 @@ async function inTransaction<T>(pool: Pool, work: (tx: PoolConnection) => Promis
 }
 
 /**
- * The notes' experiment: 5 eligible events; publisher A runs the claim's locking SELECT
+ * The experiment of docs/mysql-and-mariadb.md (an index that does not match the ORDER BY
+ * locks every eligible row): 5 eligible events; publisher A runs the claim's locking SELECT
  * with LIMIT 1 and keeps its transaction open; meanwhile publisher B claims one event.
  */
 async function lockProbe(ctx: OutboxContext, res: Resources, index: ClaimIndex): Promise<LockProbe> {
@@ -333,7 +423,10 @@ async function lockProbe(ctx: OutboxContext, res: Resources, index: ClaimIndex):
   const extra = plan.map((row) => `${String(row.key ?? 'no index')}: ${String(row.Extra ?? '')}`).join(' | ');
   return inTransaction(pool, async (a) => {
     const [took] = await a.query<RowDataPacket[]>(LOCK_CLAIMABLE_EVENTS, [1]);
-    const lockable = await inTransaction(pool, async (other) => (await other.query<RowDataPacket[]>(COUNT_LOCKABLE))[0].length);
+    const lockable = await inTransaction(
+      pool,
+      async (other) => (await other.query<RowDataPacket[]>(COUNT_LOCKABLE))[0].length,
+    );
     let bGot: string[] = [];
     let bError: string | undefined;
     try {
@@ -341,15 +434,31 @@ async function lockProbe(ctx: OutboxContext, res: Resources, index: ClaimIndex):
     } catch (err) {
       bError = errorMessage(err);
     }
-    return { index, plan: extra, eligible: 5, aTook: took.map((row) => String(row.id)), lockedByA: 5 - lockable, bGot, bError };
+    return {
+      index,
+      plan: extra,
+      eligible: 5,
+      aTook: took.map((row) => String(row.id)),
+      lockedByA: 5 - lockable,
+      bGot,
+      bError,
+    };
   });
 }
 
 /** Seeds `events` jobs with their events, then runs `publishers` publishers until all are sent. */
-async function throughputRun(ctx: OutboxContext, res: Resources, index: ClaimIndex, publishers: number, errors: string[], signal: AbortSignal): Promise<ThroughputRun> {
+async function throughputRun(
+  ctx: OutboxContext,
+  res: Resources,
+  index: ClaimIndex,
+  publishers: number,
+  errors: string[],
+  signal: AbortSignal,
+): Promise<ThroughputRun> {
   const { name, pool } = await scratchDatabase(res, index, `tput${index}${publishers}`);
   const { queueName } = await privateQueue(ctx, res, `tput${index}${publishers}`);
-  for (let i = 0; i < THROUGHPUT_EVENTS; i++) await submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
+  for (let i = 0; i < THROUGHPUT_EVENTS; i++)
+    await submitWithEvent(pool, PRODUCTS, { queueName, deadlineMs: ctx.timings.deadlineMs });
   return withResources(signal, async (run) => {
     const started = Date.now();
     const running: RunningPublisher[] = [];

@@ -22,7 +22,12 @@ export interface AppOptions {
   /** Tells the publisher that an event was committed (publishNudge on the lab's Redis). */
   nudge: () => Promise<unknown>;
   /** How a submission is stored. @defaultValue submitWithEvent (the can-fail fixtures pass broken ones; lesson 13 its admission) */
-  submit?: (pool: Pool, productIds: readonly number[], options: SubmitWithEventOptions, req: Request) => Promise<SubmitWithEventResult>;
+  submit?: (
+    pool: Pool,
+    productIds: readonly number[],
+    options: SubmitWithEventOptions,
+    req: Request,
+  ) => Promise<SubmitWithEventResult>;
   /** Routes a later lesson adds (lesson 13's GET /backlog), before the 404 handler. */
   routes?: (app: Express) => void;
   /** The BullMQ queue each new event will wake a worker on. @defaultValue submitWithEvent's ('exports') */
@@ -46,7 +51,8 @@ export function createApp(options: AppOptions): Express {
     pool: options.pool,
     deadlineMs: options.deadlineMs,
     log: options.log,
-    submit: (pool, productIds, submitOptions, req) => submit(pool, productIds, { ...submitOptions, queueName: options.queueName }, req),
+    submit: (pool, productIds, submitOptions, req) =>
+      submit(pool, productIds, { ...submitOptions, queueName: options.queueName }, req),
     routes: options.routes,
     translateError: options.translateError,
     wake: () => options.nudge(),

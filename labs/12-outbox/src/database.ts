@@ -12,4 +12,5 @@ export { withTransaction, type FreshDatabase } from '@tasks-lab/11-mysql-leases'
  * (tests: tasks_lab12_<label>_<hex>, migrated with lab 12's chain), recreateVerifyDatabase
  * and verifyDatabaseOnce (verify's tasks_lab12_verify, shared by every check of one run).
  */
-export const { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } = labDatabases(LAB, JOBS_DATABASE);
+export const { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } =
+  labDatabases(LAB, JOBS_DATABASE);

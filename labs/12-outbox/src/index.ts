@@ -26,7 +26,13 @@ export {
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
 } from './options.ts';
-export { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } from './database.ts';
+export {
+  openJobsDatabase,
+  freshDatabase,
+  withFreshDatabase,
+  recreateVerifyDatabase,
+  verifyDatabaseOnce,
+} from './database.ts';
 
 // The outbox table and its statements.
 export {
@@ -78,11 +84,15 @@ export {
   type PublisherStats,
   type RunningPublisher,
   startPublisher,
-  publishNudge,
 } from './publisher.ts';
-export { PUBLISHER_SHUTDOWN_GRACE_MS, type PublisherProcessSettings, runPublisherProcess } from './publisher-process.ts';
+export { openNudgeClient, publishNudge, subscribeToNudges } from './nudge.ts';
+export {
+  PUBLISHER_SHUTDOWN_GRACE_MS,
+  type PublisherProcessSettings,
+  runPublisherProcess,
+} from './publisher-process.ts';
 
 // The worker (lesson 11's, on this lab's queue) and the API.
 export { startOutboxWorker, logDeliveries } from './worker.ts';
 export { type AppOptions, createApp } from './app.ts';
-export { SHUTDOWN_GRACE_MS, startServer, openNudgeClient, type ApiServices, openApiServices } from './server.ts';
+export { SHUTDOWN_GRACE_MS, startServer, type ApiServices, openApiServices } from './server.ts';

@@ -4,7 +4,8 @@
 // non-numeric timing is refused with a message naming the variable and its bounds.
 //
 //   (lesson 11's)             LEASE_MS, RETRY_BACKOFF_MS, EXPORT_DEADLINE_MS, MAX_ATTEMPTS,
-//                             LOCK_WAIT_SECONDS, STATEMENT_TIME_LIMIT_MS, DB_CONNECT_TIMEOUT_MS
+//                             LOCK_WAIT_SECONDS, STATEMENT_TIME_LIMIT_MS, DB_CONNECT_TIMEOUT_MS,
+//                             DB_QUERY_TIMEOUT_MS
 //   OUTBOX_CLAIM_MS           30000   how long a publisher's claim on an event lasts: past it,
 //                                     another publisher may send the event again
 //   OUTBOX_POLL_MS            5000    the publisher's fallback: with no nudge, it looks this often
@@ -13,7 +14,7 @@
 //   OUTBOX_SEND_TIMEOUT_MS    2000    the bound on one send: a broker that does not answer
 //                                     within it is reported as down (no send waits for ever)
 //   OUTBOX_NUDGE_CHANNEL      tasks-lab12:outbox-nudge   the Redis pub/sub channel of the nudges
-//   COURSE_TIMINGS            0       1: the course's values, whatever the variables above say
+//   USE_COURSE_TIMINGS        0       1: the course's values, whatever the variables above say
 //
 // The processes' settings (`pnpm publisher`, `pnpm worker`, `pnpm start`):
 //   EXPORTS_QUEUE             exports        the BullMQ queue the events wake workers on
@@ -51,16 +52,31 @@ const HOUR_MS = 60 * 60 * 1000;
 
 export const OUTBOX_OPTIONS = defineOptions({
   ...LEASE_OPTIONS.specs,
+  /**
+   * How long a publisher's claim on an event lasts: past it, another publisher may send the event again.
+   * @defaultValue 30000
+   */
   claimMs: durationMs('OUTBOX_CLAIM_MS', 30_000, { min: 100, max: HOUR_MS }),
+  /** The publisher's fallback: with no nudge, it looks for unsent events this often. @defaultValue 5000 */
   pollMs: durationMs('OUTBOX_POLL_MS', 5000, { min: 50, max: HOUR_MS }),
+  /** Events claimed (and sent) per round. @defaultValue 10 */
   batch: wholeNumber('OUTBOX_BATCH', 10, { min: 1, max: 500 }),
+  /** A send that failed is tried again after this. @defaultValue 5000 */
   retryDelayMs: durationMs('OUTBOX_RETRY_DELAY_MS', 5000, { min: 1, max: HOUR_MS }),
+  /**
+   * The bound on one send: a broker that does not answer within it is reported as down (no send waits for ever).
+   * @defaultValue 2000
+   */
   sendTimeoutMs: durationMs('OUTBOX_SEND_TIMEOUT_MS', 2000, { min: 50, max: 60_000 }),
+  /**
+   * The Redis pub/sub channel a submission nudges the publisher on.
+   * @defaultValue nudgeChannel (`tasks-lab12:outbox-nudge`)
+   */
   nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
 });
 export type OutboxOptionValues = ReturnType<typeof OUTBOX_OPTIONS.defaults>;
 
-/** The course's values: what `COURSE_TIMINGS=1` forces (the claim is the course's 30 s). */
+/** The course's values: what `USE_COURSE_TIMINGS=1` forces (the claim is the course's 30 s). */
 export const COURSE_TIMINGS: Readonly<OutboxOptionValues> = OUTBOX_OPTIONS.defaults();
 
 /**
@@ -76,26 +92,31 @@ export const SHORT_TIMINGS: Readonly<Partial<OutboxOptionValues>> = {
   sendTimeoutMs: 1000,
 };
 
-/** The timings `COURSE_TIMINGS=1` puts back: lesson 11's, and the publisher's. */
+/** The timings `USE_COURSE_TIMINGS=1` puts back: lesson 11's, and the publisher's. */
 const OUTBOX_TIMING_KEYS = ['claimMs', 'pollMs', 'retryDelayMs', 'sendTimeoutMs'] as const;
 
-/** Reads the options (lesson 11's own checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
+/** Reads the options (lesson 11's own checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
 export function readOutboxOptions(options: ReadOptions<OutboxOptionValues> = {}): OutboxOptionValues {
   const values = OUTBOX_OPTIONS.read(options);
   // Lesson 11's reader checks the lease and session options and applies its own course switch.
   const lease = readLeaseOptions({ env: {}, overrides: pickLease(values) });
-  if (values.courseTimings !== '1') return { ...values, ...lease };
+  if (values.useCourseTimings !== '1') return { ...values, ...lease };
   const course = Object.fromEntries(OUTBOX_TIMING_KEYS.map((key) => [key, COURSE_TIMINGS[key]]));
   return { ...values, ...lease, ...course };
 }
 
-/** The short timings, for verify and tests; `COURSE_TIMINGS=1` still wins. */
-export function readShortOutboxOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<OutboxOptionValues> = {}): OutboxOptionValues {
+/** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
+export function readShortOutboxOptions(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<OutboxOptionValues> = {},
+): OutboxOptionValues {
   return readOutboxOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
 }
 
 function pickLease(values: OutboxOptionValues) {
-  return Object.fromEntries(Object.keys(LEASE_OPTIONS.specs).map((key) => [key, values[key as keyof OutboxOptionValues]]));
+  return Object.fromEntries(
+    Object.keys(LEASE_OPTIONS.specs).map((key) => [key, values[key as keyof OutboxOptionValues]]),
+  );
 }
 
 /** The words every printed observation uses: lesson 11's timings, then the outbox's: "…; claim 1.5 s, poll 1 s, send bound 1 s". */
@@ -112,6 +133,7 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
+/** The database holding export_jobs and export_outbox. @defaultValue JOBS_DATABASE (`tasks_lab12`) */
 const database = name('JOBS_DATABASE', JOBS_DATABASE);
 
 /** `pnpm publisher`: which database it reads events from; the queue comes from each event's row. */
@@ -124,6 +146,7 @@ export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_O
 export const WORKER_PROCESS_OPTIONS = defineOptions({
   ...LEASE_WORKER_PROCESS_OPTIONS.specs,
   database,
+  /** Where `pnpm worker` writes artifacts. @defaultValue ARTIFACTS_DIR (`labs/12-outbox/artifacts`) */
   artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
 });
 export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;

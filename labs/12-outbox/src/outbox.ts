@@ -17,15 +17,34 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { faultPoints, type FaultPoints } from '@tasks-lab/lab-kit';
 import { EXPORTS_QUEUE } from '@tasks-lab/08-broker-worker';
-import { checkSubmission, earlierAfterDuplicateKey, insertJobWith, microseconds, withTransaction, type InsertJobSteps, type SubmitResult } from '@tasks-lab/11-mysql-leases';
-import { CLAIM_EVENTS, CONFIRM_SENT, FIRST_EVENT_OF_JOB, INSERT_EVENT, LOCK_CLAIMABLE_EVENTS, READ_CLAIMED_EVENTS, READ_EVENT, RELEASE_FAILED } from './outbox-queries.ts';
+import {
+  checkSubmission,
+  earlierAfterDuplicateKey,
+  insertJobWith,
+  microseconds,
+  withTransaction,
+  type InsertJobSteps,
+  type Snapshot,
+  type SubmitResult,
+} from '@tasks-lab/11-mysql-leases';
+import {
+  CLAIM_EVENTS,
+  CONFIRM_SENT,
+  FIRST_EVENT_OF_JOB,
+  INSERT_EVENT,
+  LOCK_CLAIMABLE_EVENTS,
+  READ_CLAIMED_EVENTS,
+  READ_EVENT,
+  RELEASE_FAILED,
+} from './outbox-queries.ts';
 
 export const SUBMIT_FAULT_POINTS = ['after-job-insert'] as const;
 export type SubmitFaultPoint = (typeof SUBMIT_FAULT_POINTS)[number];
 export type SubmitFaults = FaultPoints<SubmitFaultPoint>;
 
 /** Reads LAB_FAULTS; a rule naming another point is refused. */
-export const submitFaults = (env: NodeJS.ProcessEnv = process.env): SubmitFaults => faultPoints(SUBMIT_FAULT_POINTS, env);
+export const submitFaults = (env: NodeJS.ProcessEnv = process.env): SubmitFaults =>
+  faultPoints(SUBMIT_FAULT_POINTS, env);
 
 let processSubmitFaults: SubmitFaults | undefined;
 /** The process's own fault points, read from LAB_FAULTS once, on the first submission. */
@@ -33,7 +52,6 @@ const defaultSubmitFaults = (): SubmitFaults => (processSubmitFaults ??= submitF
 
 /** Anything that runs a query: the pool, or a connection inside a transaction. */
 type Queryable = Pick<Pool | PoolConnection, 'query'>;
-
 
 // ---------------------------------------------------------------------------------
 // Submission
@@ -54,6 +72,10 @@ export interface SubmitWithEventOptions {
   faults?: SubmitFaults;
   /** Steps a later lesson runs inside the same transaction (lesson 13's admission gate). */
   steps?: SubmitSteps;
+  /** A snapshot frozen earlier, stored as it is instead of reading the products (lesson 15's replay). @defaultValue the products' current rows */
+  snapshot?: readonly Snapshot[];
+  /** What the Idempotency-Key names, when it is not "these product ids" (lesson 15's replay: one failed job). @defaultValue lesson 11's requestDigest(ids) */
+  requestDigest?: string;
 }
 
 /** Lesson 11's step before the job's INSERT, one between the job and its event, and one just before the COMMIT. */
@@ -75,10 +97,15 @@ const QUEUE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
  * A replay with the same Idempotency-Key returns the first job and its first event
  * (`created: false`) and writes nothing.
  */
-export async function submitWithEvent(pool: Pool, productIds: readonly number[], options: SubmitWithEventOptions = {}): Promise<SubmitWithEventResult> {
+export async function submitWithEvent(
+  pool: Pool,
+  productIds: readonly number[],
+  options: SubmitWithEventOptions = {},
+): Promise<SubmitWithEventResult> {
   const submission = checkSubmission(productIds, options);
   const queueName = options.queueName ?? EXPORTS_QUEUE;
-  if (!QUEUE_NAME.test(queueName)) throw new Error(`a queue name is 1 to 100 letters, digits, '.', '_' or '-', got "${queueName.slice(0, 40)}"`);
+  if (!QUEUE_NAME.test(queueName))
+    throw new Error(`a queue name is 1 to 100 letters, digits, '.', '_' or '-', got "${queueName.slice(0, 40)}"`);
   const faults = options.faults ?? defaultSubmitFaults();
   try {
     return await withTransaction(pool, async (tx) => {
@@ -90,7 +117,8 @@ export async function submitWithEvent(pool: Pool, productIds: readonly number[],
       await options.steps?.afterJobInsert?.(tx, job.jobId);
       const eventId = randomUUID();
       const [inserted] = await tx.query<ResultSetHeader>(INSERT_EVENT, [eventId, job.jobId, queueName]);
-      if (inserted.affectedRows !== 1) throw new Error(`inserting the event of job ${job.jobId} affected ${inserted.affectedRows} rows, expected 1`);
+      if (inserted.affectedRows !== 1)
+        throw new Error(`inserting the event of job ${job.jobId} affected ${inserted.affectedRows} rows, expected 1`);
       await options.steps?.beforeCommit?.(tx, { jobId: job.jobId, eventId });
       return { ...job, eventId };
     });
@@ -162,8 +190,19 @@ export async function confirmSent(pool: Pool, eventId: string, token: string): P
  * The send failed: gives the event back, available again after `retryDelayMs`, with the
  * reason in last_error. `true` = released; `false` = not the holder any more (nothing changed).
  */
-export async function releaseFailed(pool: Pool, eventId: string, token: string, error: string, options: { retryDelayMs?: number } = {}): Promise<boolean> {
-  const [released] = await pool.query<ResultSetHeader>(RELEASE_FAILED, [microseconds(options.retryDelayMs ?? 5000), error.slice(0, 500), eventId, token]);
+export async function releaseFailed(
+  pool: Pool,
+  eventId: string,
+  token: string,
+  error: string,
+  options: { retryDelayMs?: number } = {},
+): Promise<boolean> {
+  const [released] = await pool.query<ResultSetHeader>(RELEASE_FAILED, [
+    microseconds(options.retryDelayMs ?? 5000),
+    error.slice(0, 500),
+    eventId,
+    token,
+  ]);
   return released.affectedRows === 1;
 }
 

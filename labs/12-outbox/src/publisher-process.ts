@@ -13,7 +13,13 @@
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { openJobsDatabase } from './database.ts';
-import { describeTimings, LAB, PUBLISHER_PROCESS_OPTIONS, readOutboxOptions, type OutboxOptionValues } from './options.ts';
+import {
+  describeTimings,
+  LAB,
+  PUBLISHER_PROCESS_OPTIONS,
+  readOutboxOptions,
+  type OutboxOptionValues,
+} from './options.ts';
 import { QUEUE_PREFIX } from './queue.ts';
 import { publisherFaults, startPublisher, type PublisherFaults, type PublisherParts } from './publisher.ts';
 
@@ -61,7 +67,9 @@ export async function runPublisherProcess(settings: PublisherProcessSettings): P
     { graceMs: PUBLISHER_SHUTDOWN_GRACE_MS },
   );
   const timingsText = (settings.describe ?? describeTimings)(timings);
-  console.log(`outbox publisher ${process.pid} ready: database ${settings.database}, prefix ${prefix}, nudge channel ${timings.nudgeChannel}, ${timingsText}; ${faults.describe()}`);
+  console.log(
+    `outbox publisher ${process.pid} ready: database ${settings.database}, prefix ${prefix}, nudge channel ${timings.nudgeChannel}, ${timingsText}; ${faults.describe()}`,
+  );
 }
 
 async function main(): Promise<void> {

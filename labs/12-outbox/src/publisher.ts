@@ -26,22 +26,23 @@
 //   after-claim   events claimed, nothing sent          crash: the claim passes, they are sent later
 //   after-send    one event sent, not yet confirmed     crash/throw: the confirmation is lost
 import type { Pool } from 'mysql2/promise';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { CodedError, errorMessage, faultPoints, idempotent, type FaultPoints } from '@tasks-lab/lab-kit';
 import { brokerConnection, openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import type { DeliveryOutcome, WakeUpJob, WakeUpMessage, WakeUpQueue } from '@tasks-lab/11-mysql-leases';
-import { formatDuration, nudgeChannel, type OutboxOptionValues } from './options.ts';
+import { bounded } from './bounded.ts';
+import { subscribeToNudges } from './nudge.ts';
+import { formatDuration, type OutboxOptionValues } from './options.ts';
 import { claimEvents, confirmSent, releaseFailed, type ClaimedEvent } from './outbox.ts';
 import { exportsAddress, QUEUE_PREFIX, sendWakeUp } from './queue.ts';
-
-export { nudgeChannel };
 
 export const PUBLISHER_FAULT_POINTS = ['after-claim', 'after-send'] as const;
 export type PublisherFaultPoint = (typeof PUBLISHER_FAULT_POINTS)[number];
 export type PublisherFaults = FaultPoints<PublisherFaultPoint>;
 
 /** Reads LAB_FAULTS once; a rule naming another point is refused at start-up. */
-export const publisherFaults = (env: NodeJS.ProcessEnv = process.env): PublisherFaults => faultPoints(PUBLISHER_FAULT_POINTS, env);
+export const publisherFaults = (env: NodeJS.ProcessEnv = process.env): PublisherFaults =>
+  faultPoints(PUBLISHER_FAULT_POINTS, env);
 
 /** The steps a broken variant may swap (the can-fail fixtures); the lab always uses PUBLISHER_PARTS. */
 export interface PublisherParts {
@@ -64,7 +65,10 @@ export class SendTimeoutError extends CodedError {
   }
 }
 
-export type PublisherTimings = Pick<OutboxOptionValues, 'claimMs' | 'pollMs' | 'batch' | 'retryDelayMs' | 'sendTimeoutMs' | 'nudgeChannel'>;
+export type PublisherTimings = Pick<
+  OutboxOptionValues,
+  'claimMs' | 'pollMs' | 'batch' | 'retryDelayMs' | 'sendTimeoutMs' | 'nudgeChannel'
+>;
 
 export interface PublisherOptions {
   /** The process's one pool (the caller ends it, after close()). */
@@ -127,7 +131,18 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
   const prefix = options.prefix ?? QUEUE_PREFIX;
   const log = options.log ?? (() => {});
   const report = options.report ?? ((line: string) => console.error(line));
-  const stats: PublisherStats = { rounds: 0, claimed: 0, sent: 0, confirmed: 0, confirmLost: 0, sendFailures: 0, errors: 0, nudges: 0, polls: 0, lastError: undefined };
+  const stats: PublisherStats = {
+    rounds: 0,
+    claimed: 0,
+    sent: 0,
+    confirmed: 0,
+    confirmLost: 0,
+    sendFailures: 0,
+    errors: 0,
+    nudges: 0,
+    polls: 0,
+    lastError: undefined,
+  };
   const wake = new WakeUp();
   const queues = new QueueCache(connection, prefix);
   let stopping = false;
@@ -148,11 +163,15 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
       );
     } catch (err) {
       stats.sendFailures += 1;
-      fail(`send of ${what} failed: ${errorMessage(err)}; released, next try after ${formatDuration(timings.retryDelayMs)}`);
-      await parts.releaseFailed(pool, event.eventId, event.token, errorMessage(err), { retryDelayMs: timings.retryDelayMs }).catch((releaseErr: unknown) => {
-        stats.errors += 1;
-        fail(`release of ${what} failed: ${errorMessage(releaseErr)}; it is sent again after its claim passes`);
-      });
+      fail(
+        `send of ${what} failed: ${errorMessage(err)}; released, next try after ${formatDuration(timings.retryDelayMs)}`,
+      );
+      await parts
+        .releaseFailed(pool, event.eventId, event.token, errorMessage(err), { retryDelayMs: timings.retryDelayMs })
+        .catch((releaseErr: unknown) => {
+          stats.errors += 1;
+          fail(`release of ${what} failed: ${errorMessage(releaseErr)}; it is sent again after its claim passes`);
+        });
       return;
     }
     stats.sent += 1;
@@ -212,7 +231,10 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
     }
   }
 
-  const subscriber = options.listen === false ? undefined : subscribeToNudges(connection, timings.nudgeChannel, () => wake.signal('nudge'), fail);
+  const subscriber =
+    options.listen === false
+      ? undefined
+      : subscribeToNudges(connection, timings.nudgeChannel, () => wake.signal('nudge'), fail);
   const running = loop();
 
   return {
@@ -229,19 +251,6 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
 
 // ---------------------------------------------------------------------------------
 // The parts of the loop
-
-/** Rejects with `timeoutError()` if `work` has not settled within `ms` (the work itself goes on). */
-async function bounded<T>(work: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError()), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 type WakeReason = 'nudge' | 'timer' | 'stop';
 
@@ -284,7 +293,10 @@ class QueueCache {
     if (!queue) {
       // openQueue waits until Redis answers; the send's bound limits that wait. A failed
       // open is forgotten, so the next send tries again.
-      queue = openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>({ ...exportsAddress(queueName), prefix: this.prefix }, { connection: this.connection });
+      queue = openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(
+        { ...exportsAddress(queueName), prefix: this.prefix },
+        { connection: this.connection },
+      );
       queue.catch(() => this.#queues.delete(queueName));
       this.#queues.set(queueName, queue);
     }
@@ -303,46 +315,4 @@ class QueueCache {
       }),
     );
   }
-}
-
-/**
- * A connection of its own in subscriber mode (Redis allows nothing else on it). ioredis
- * reconnects and subscribes again by itself after an outage; errors are reported once
- * per distinct message, not once per reconnect attempt.
- */
-function subscribeToNudges(connection: RedisOptions, channel: string, onNudge: () => void, report: (line: string) => void): { close(): Promise<void> } {
-  const subscriber = new Redis({ ...connection, maxRetriesPerRequest: null });
-  let lastProblem = '';
-  subscriber.on('error', (err: Error) => {
-    const problem = errorMessage(err);
-    if (problem !== lastProblem) report(`nudge subscription: ${problem} (polling continues; reconnecting)`);
-    lastProblem = problem;
-  });
-  subscriber.on('ready', () => {
-    lastProblem = '';
-  });
-  subscriber.on('message', (from: string) => {
-    if (from === channel) onNudge();
-  });
-  subscriber.subscribe(channel).catch((err: unknown) => report(`nudge subscription failed: ${errorMessage(err)} (polling continues)`));
-  return {
-    close: async () => {
-      subscriber.disconnect();
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------
-// The submit side
-
-/**
- * Tells the publishers that an event was committed: one PUBLISH on the nudge channel.
- * Call it AFTER the commit (a publisher woken earlier would find nothing). A nudge is a
- * hint: if it is lost, the event is still in the table and the next poll sends it, so
- * the caller reports a failure and goes on. Bounded by `timeoutMs`; resolves to how many
- * publishers heard it.
- */
-export async function publishNudge(redis: Redis, options: { channel?: string; timeoutMs?: number } = {}): Promise<number> {
-  const timeoutMs = options.timeoutMs ?? 1000;
-  return bounded(redis.publish(options.channel ?? nudgeChannel, 'event-committed'), timeoutMs, () => new CodedError('nudge-timeout', `the nudge got no answer from Redis within ${formatDuration(timeoutMs)}`));
 }

@@ -17,9 +17,17 @@ import { parseWakeUp, WAKE_UP_JOB_OPTIONS, type WakeUpJob, type WakeUpQueue } fr
 export const QUEUE_PREFIX = labPrefix('12');
 
 /** Where lesson 12's wake-ups live: prefix tasks-lab12, queue `queueName` (the course's `exports`). */
-export const exportsAddress = (queueName: string = EXPORTS_QUEUE): QueueAddress => ({ prefix: QUEUE_PREFIX, queueName });
+export const exportsAddress = (queueName: string = EXPORTS_QUEUE): QueueAddress => ({
+  prefix: QUEUE_PREFIX,
+  queueName,
+});
 
 /** Sends one event's wake-up: `{ job_id }`, BullMQ job id = the event id (see the header). */
 export function sendWakeUp(queue: WakeUpQueue, event: { eventId: string; jobId: string }): Promise<WakeUpJob> {
-  return enqueue(queue, EXPORT_JOB_NAME, { job_id: event.jobId }, { jobId: event.eventId, validate: parseWakeUp, jobOptions: WAKE_UP_JOB_OPTIONS });
+  return enqueue(
+    queue,
+    EXPORT_JOB_NAME,
+    { job_id: event.jobId },
+    { jobId: event.eventId, validate: parseWakeUp, jobOptions: WAKE_UP_JOB_OPTIONS },
+  );
 }

@@ -4,14 +4,14 @@
 // publisher (`pnpm publisher`) is the only process that sends to BullMQ.
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
-import { Redis, type RedisOptions } from 'ioredis';
-import { ensureInfra, migrateLab, redisOptions } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import type { Redis } from 'ioredis';
+import { ensureInfra, migrateLab } from '@tasks-lab/infra';
+import { idempotent, onShutdown, runMain, SECOND, type HttpTimeouts } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { createApp, type AppOptions } from './app.ts';
 import { openJobsDatabase } from './database.ts';
 import { LAB, SERVER_PROCESS_OPTIONS, describeTimings, readOutboxOptions } from './options.ts';
-import { publishNudge } from './publisher.ts';
+import { openNudgeClient, publishNudge } from './nudge.ts';
 
 export const SHUTDOWN_GRACE_MS = 5 * SECOND;
 
@@ -20,19 +20,14 @@ export const SHUTDOWN_GRACE_MS = 5 * SECOND;
  * owns the pool and the Redis client. `app` is built from `options` unless given (the
  * can-fail fixtures pass broken ones).
  */
-export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
-  return listen(app, port);
-}
-
-/**
- * The Redis client that publishes nudges. Fail fast: with Redis down a PUBLISH is refused
- * at once (no offline queue holding it, and the request, for ever); the event is already
- * committed, so the publisher's polling sends it anyway.
- */
-export function openNudgeClient(options: RedisOptions = redisOptions()): Redis {
-  const client = new Redis({ ...options, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  client.on('error', () => {}); // reported by the failed PUBLISH; an unhandled 'error' would end the process
-  return client;
+export function startServer(
+  port: number,
+  options: AppOptions,
+  app: Express = createApp(options),
+  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
+  timeouts: Partial<HttpTimeouts> = {},
+): Promise<RunningServer> {
+  return listen(app, port, timeouts);
 }
 
 /** The pool and the nudge client a server process opens once. */
@@ -76,7 +71,9 @@ async function main(): Promise<void> {
     }),
     { graceMs: SHUTDOWN_GRACE_MS },
   );
-  console.log(`listening on ${running.url}: events for queue ${settings.queueName}, database ${settings.database}, nudges on Redis, ${describeTimings(timings)}`);
+  console.log(
+    `listening on ${running.url}: events for queue ${settings.queueName}, database ${settings.database}, nudges on Redis, ${describeTimings(timings)}`,
+  );
 }
 
 runMain(import.meta.url, main);

@@ -13,7 +13,13 @@
 // can count what the worker saw.
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { onShutdown, runMain } from '@tasks-lab/lab-kit';
-import { exportFaults, startExportWorker, WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions } from '@tasks-lab/11-mysql-leases';
+import {
+  exportFaults,
+  startExportWorker,
+  WORKER_SHUTDOWN_GRACE_MS,
+  type RunningExportWorker,
+  type StartExportWorkerOptions,
+} from '@tasks-lab/11-mysql-leases';
 import { LAB, readOutboxOptions, describeTimings, WORKER_PROCESS_OPTIONS } from './options.ts';
 import { exportsAddress } from './queue.ts';
 
@@ -25,9 +31,13 @@ export function startOutboxWorker(options: StartExportWorkerOptions): Promise<Ru
 /** One line per delivery: what BullMQ calls "completed", and what the row did. */
 export function logDeliveries(running: RunningExportWorker, log: (line: string) => void = console.log): void {
   running.worker.on('completed', (job, outcome) => {
-    log(`delivered job ${outcome.job_id} (BullMQ id ${job.id}): claimed ${outcome.claimed}, published ${outcome.published}`);
+    log(
+      `delivered job ${outcome.job_id} (BullMQ id ${job.id}): claimed ${outcome.claimed}, published ${outcome.published}`,
+    );
   });
-  running.worker.on('failed', (job, err) => log(`delivery of job ${job?.data.job_id ?? '?'} (BullMQ id ${job?.id ?? '?'}) failed: ${err.message}`));
+  running.worker.on('failed', (job, err) =>
+    log(`delivery of job ${job?.data.job_id ?? '?'} (BullMQ id ${job?.id ?? '?'}) failed: ${err.message}`),
+  );
 }
 
 async function main(): Promise<void> {

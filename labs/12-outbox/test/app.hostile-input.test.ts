@@ -6,8 +6,9 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Redis } from 'ioredis';
 import { describeHostileInputBattery } from '@tasks-lab/01-state-machine/hostile-input';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { publishNudge } from '../src/publisher.ts';
-import { openNudgeClient, startServer } from '../src/server.ts';
+import { publishNudge } from '../src/nudge.ts';
+import { openNudgeClient } from '../src/nudge.ts';
+import { startServer } from '../src/server.ts';
 import { seedProducts } from '@tasks-lab/11-mysql-leases';
 
 let db: FreshDatabase;

@@ -15,19 +15,32 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 async function countAll(): Promise<{ jobs: number; events: number }> {
-  const [rows] = await db.pool.query<RowDataPacket[]>('SELECT (SELECT COUNT(*) FROM export_jobs) AS jobs, (SELECT COUNT(*) FROM export_outbox) AS events');
+  const [rows] = await db.pool.query<RowDataPacket[]>(
+    'SELECT (SELECT COUNT(*) FROM export_jobs) AS jobs, (SELECT COUNT(*) FROM export_outbox) AS events',
+  );
   return { jobs: Number(rows[0]?.jobs), events: Number(rows[0]?.events) };
 }
 
 async function countOf(jobId: string): Promise<{ jobs: number; events: number; unsent: number }> {
   const [rows] = await db.pool.query<RowDataPacket[]>(COUNT_JOB_AND_EVENTS, [jobId, jobId]);
-  const [unsent] = await db.pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_outbox WHERE job_id = ? AND sent_at IS NULL', [jobId]);
+  const [unsent] = await db.pool.query<RowDataPacket[]>(
+    'SELECT COUNT(*) AS n FROM export_outbox WHERE job_id = ? AND sent_at IS NULL',
+    [jobId],
+  );
   return { jobs: Number(rows[0]?.jobs), events: Number(rows[0]?.events), unsent: Number(unsent[0]?.n) };
 }
 
-async function withApi<T>(nudge: () => Promise<unknown>, work: (api: RunningServer, log: string[]) => Promise<T>): Promise<T> {
+async function withApi<T>(
+  nudge: () => Promise<unknown>,
+  work: (api: RunningServer, log: string[]) => Promise<T>,
+): Promise<T> {
   const log: string[] = [];
-  const api = await startServer(0, { pool: db.pool, nudge, queueName: 'exports-apphttp', log: (line) => log.push(line) });
+  const api = await startServer(0, {
+    pool: db.pool,
+    nudge,
+    queueName: 'exports-apphttp',
+    log: (line) => log.push(line),
+  });
   try {
     return await work(api, log);
   } finally {
@@ -36,14 +49,20 @@ async function withApi<T>(nudge: () => Promise<unknown>, work: (api: RunningServ
 }
 
 const postExport = (url: string, productIds: number[], headers: Record<string, string> = {}) =>
-  fetch(`${url}/exports`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ product_ids: productIds }) });
+  fetch(`${url}/exports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ product_ids: productIds }),
+  });
 
 describe('POST /exports', () => {
   it('When the publisher is nudged, Then the job and its unsent event are already committed and visible to another connection [test:post-answers-after-commit]', async () => {
     const seenByNudge: { jobs: number; events: number; unsent: number }[] = [];
     // The nudge runs on the pool, on a connection other than the request's transaction: it sees committed rows only.
     const newestJob = async () => {
-      const [rows] = await db.pool.query<RowDataPacket[]>('SELECT id FROM export_jobs ORDER BY created_at DESC, id LIMIT 1');
+      const [rows] = await db.pool.query<RowDataPacket[]>(
+        'SELECT id FROM export_jobs ORDER BY created_at DESC, id LIMIT 1',
+      );
       return String(rows[0]?.id ?? '');
     };
     const answer = await withApi(

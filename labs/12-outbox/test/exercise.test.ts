@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { claimEvents, readEvent, submitWithEvent, type ClaimedEvent } from '../src/outbox.ts';
 
-const { confirmSent } = await loadExercise<typeof import('../solutions/confirm-event.ts')>(import.meta.url, 'confirm-event.ts');
+const { confirmSent } = await loadExercise<typeof import('../solutions/confirm-event.ts')>(
+  import.meta.url,
+  'confirm-event.ts',
+);
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {

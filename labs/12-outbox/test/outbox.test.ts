@@ -5,7 +5,14 @@ import { readJob } from '@tasks-lab/11-mysql-leases';
 import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { claimEvents, confirmSent, readEvent, releaseFailed, submitWithEvent, SUBMIT_FAULT_POINTS } from '../src/outbox.ts';
+import {
+  claimEvents,
+  confirmSent,
+  readEvent,
+  releaseFailed,
+  submitWithEvent,
+  SUBMIT_FAULT_POINTS,
+} from '../src/outbox.ts';
 import { COUNT_JOB_AND_EVENTS } from '../src/outbox-queries.ts';
 
 let db: FreshDatabase | undefined;

@@ -29,7 +29,9 @@ async function rowIsFree(table: 'export_outbox' | 'export_jobs', id: string): Pr
 }
 
 describe('the publisher and the database', () => {
-  it('When an event is being sent to the broker, Then its row and its job row are not locked, and the claim is already committed [test:no-lock-during-send]', { timeout: 30_000 }, async () => {
+  it('When an event is being sent to the broker, Then its row and its job row are not locked, and the claim is already committed [test:no-lock-during-send]', {
+    timeout: 30_000,
+  }, async () => {
     const timings = readShortOutboxOptions(process.env, { claimMs: 10_000 });
     const queueName = `exports-nolock-${randomBytes(4).toString('hex')}`;
     const submitted = await submitWithEvent(db.pool, [1], { queueName, deadlineMs: timings.deadlineMs });
@@ -44,14 +46,22 @@ describe('the publisher and the database', () => {
         sendWakeUp: async (queue, event) => {
           // Another connection, during the send: READ COMMITTED sees only committed claims.
           const row = await readEvent(db.pool, event.eventId);
-          seen.push({ eventFree: await rowIsFree('export_outbox', event.eventId), jobFree: await rowIsFree('export_jobs', event.jobId), claimVisible: row?.claimToken === event.token });
+          seen.push({
+            eventFree: await rowIsFree('export_outbox', event.eventId),
+            jobFree: await rowIsFree('export_jobs', event.jobId),
+            claimVisible: row?.claimToken === event.token,
+          });
           return sendWakeUp(queue, event);
         },
       },
     });
     try {
       publisher.nudge();
-      await waitFor('the event to be confirmed', async () => (await readEvent(db.pool, submitted.eventId))?.sentAt != null, { timeoutMs: 15_000, intervalMs: 50 });
+      await waitFor(
+        'the event to be confirmed',
+        async () => (await readEvent(db.pool, submitted.eventId))?.sentAt != null,
+        { timeoutMs: 15_000, intervalMs: 50 },
+      );
     } finally {
       await publisher.close();
       const queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName));

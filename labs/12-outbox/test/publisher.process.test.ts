@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { OUTBOX_OPTIONS, PUBLISHER_PROCESS_OPTIONS, SHORT_TIMINGS } from '../src/options.ts';
 import { readEvent, submitWithEvent } from '../src/outbox.ts';
-import { publishNudge } from '../src/publisher.ts';
+import { publishNudge } from '../src/nudge.ts';
 import { exportsAddress } from '../src/queue.ts';
 
 const PUBLISHER = fileURLToPath(new URL('../src/publisher-process.ts', import.meta.url));
@@ -28,11 +28,18 @@ describe('the publisher process', () => {
     // A long poll: only the nudge can make the send quick.
     const publisher = await launchProcess(PUBLISHER, {
       ready: /outbox publisher \d+ ready/,
-      env: { ...OUTBOX_OPTIONS.toEnv({ ...SHORT_TIMINGS, pollMs: 30_000 }), ...PUBLISHER_PROCESS_OPTIONS.toEnv({ database: db.name }) },
+      env: {
+        ...OUTBOX_OPTIONS.toEnv({ ...SHORT_TIMINGS, pollMs: 30_000 }),
+        ...PUBLISHER_PROCESS_OPTIONS.toEnv({ database: db.name }),
+      },
     });
     try {
       expect(publisher.output()).toMatch(/claim 1\.5 s, poll 30 s, .*send bound 1 s; faults: none/);
-      await waitFor('the publisher to subscribe', async () => Number((await redis.pubsub('NUMSUB', 'tasks-lab12:outbox-nudge'))[1]) >= 1, { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor(
+        'the publisher to subscribe',
+        async () => Number((await redis.pubsub('NUMSUB', 'tasks-lab12:outbox-nudge'))[1]) >= 1,
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
       const { eventId } = await submitWithEvent(db.pool, [1], { queueName });
       await publishNudge(redis);
       await publisher.waitForOutput(new RegExp(`sent event ${eventId} .*: confirmed`), 5000);

@@ -28,9 +28,13 @@ afterEach(async () => {
 const timings = readShortOutboxOptions({});
 const noFaults = () => faultPoints(['after-claim', 'after-send'], {});
 
-async function queueOn(connection: RedisOptions = brokerConnection()): Promise<{ queueName: string; queue: WakeUpQueue }> {
+async function queueOn(
+  connection: RedisOptions = brokerConnection(),
+): Promise<{ queueName: string; queue: WakeUpQueue }> {
   const queueName = `pubtest-${randomBytes(3).toString('hex')}`;
-  const queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName), { connection });
+  const queue = await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName), {
+    connection,
+  });
   cleanups.push(async () => {
     await queue.obliterate({ force: true }).catch(() => {});
     await queue.close();
@@ -38,8 +42,17 @@ async function queueOn(connection: RedisOptions = brokerConnection()): Promise<{
   return { queueName, queue };
 }
 
-async function publisher(options: Partial<Parameters<typeof startPublisher>[0]> = {}, errors: string[] = []): Promise<RunningPublisher> {
-  const running = await startPublisher({ pool: db!.pool, timings, faults: noFaults(), report: (line) => errors.push(line), ...options });
+async function publisher(
+  options: Partial<Parameters<typeof startPublisher>[0]> = {},
+  errors: string[] = [],
+): Promise<RunningPublisher> {
+  const running = await startPublisher({
+    pool: db!.pool,
+    timings,
+    faults: noFaults(),
+    report: (line) => errors.push(line),
+    ...options,
+  });
   cleanups.push(() => running.close());
   return running;
 }
@@ -53,6 +66,12 @@ describe('the publisher', () => {
     const { jobId, eventId } = await submitWithEvent(db!.pool, [1], { queueName });
     running.nudge();
     await waitFor('the event to be confirmed', () => sent(eventId), { timeoutMs: 10_000, intervalMs: 20 });
+    // The row's sent_at is visible the moment the confirm commits, a turn of the event loop before
+    // the publisher counts it: wait for the count too, or the next line races the publisher.
+    await waitFor('the publisher to count the confirm', () => running.stats().confirmed === 1, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
     const job = await queue.getJob(eventId);
     expect(job?.data).toEqual({ job_id: jobId });
     expect(running.stats()).toMatchObject({ sent: 1, confirmed: 1, sendFailures: 0 });
@@ -85,13 +104,23 @@ describe('the publisher', () => {
         const { eventId } = await submitWithEvent(db!.pool, [1], { queueName });
         const startedAt = Date.now();
         running.nudge();
-        await waitFor('the failure to be reported', async () => errors.some((line) => line.includes(eventId)), { timeoutMs: timings.sendTimeoutMs + 3000, intervalMs: 20 });
+        await waitFor('the failure to be reported', async () => errors.some((line) => line.includes(eventId)), {
+          timeoutMs: timings.sendTimeoutMs + 3000,
+          intervalMs: 20,
+        });
         expect(Date.now() - startedAt).toBeLessThan(timings.sendTimeoutMs + 2000);
         expect(errors.find((line) => line.includes(eventId))).toMatch(/did not accept event .* within 1 s/);
-        await waitFor('the release to be written', async () => (await readEvent(db!.pool, eventId))?.lastError != null, { timeoutMs: 3000, intervalMs: 20 });
+        await waitFor(
+          'the release to be written',
+          async () => (await readEvent(db!.pool, eventId))?.lastError != null,
+          { timeoutMs: 3000, intervalMs: 20 },
+        );
         expect(await readEvent(db!.pool, eventId)).toMatchObject({ sentAt: null, claimToken: null });
         redis!.resume();
-        await waitFor('the event to be sent after the broker is back', () => sent(eventId), { timeoutMs: 15_000, intervalMs: 50 });
+        await waitFor('the event to be sent after the broker is back', () => sent(eventId), {
+          timeoutMs: 15_000,
+          intervalMs: 50,
+        });
       } finally {
         redis!.resume();
       }

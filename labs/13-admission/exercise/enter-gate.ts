@@ -4,7 +4,7 @@
 // how many jobs are queued or running (active_jobs). At most `limit` may be.
 // The course's exercise: set the limit to 5, submit from two producers at once, and check
 // that queued + running never goes above 5.
-// Check your answer: pnpm lab 13 --exercise   (hint: pnpm lab 13 --hint)
+// Check your answer: pnpm -w lab 13 --exercise   (hint: pnpm -w lab 13 --hint)
 import type { PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 
 const READ_COUNTER = `

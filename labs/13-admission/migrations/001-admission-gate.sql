@@ -2,7 +2,7 @@
 -- locks it, checks how many jobs are queued or running against the limit, and inserts
 -- the job and its event, all in one transaction. Two submissions can never both see
 -- "one place left" and both get in, because the second waits for the first's lock.
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+ (see the notes on SQL dialects).
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 CREATE TABLE IF NOT EXISTS export_admission_gate (
   id TINYINT NOT NULL,

@@ -26,7 +26,7 @@ import {
 export interface AdmissionCheckDeps {
   /** A broken admission for the can-fail tests; the rest stays real. */
   admissionParts?: Partial<AdmissionParts>;
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 forces the course's): the database session's lock wait comes from here */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 forces the course's): the database session's lock wait comes from here */
   admissionTimings?: AdmissionOptionValues;
 }
 
@@ -38,13 +38,19 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 function tally(values: readonly (string | number | null | undefined)[]): string {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(String(value ?? 'none'), (counts.get(String(value ?? 'none')) ?? 0) + 1);
-  return [...counts].sort((a, b) => a[0].localeCompare(b[0])).map(([value, n]) => `${n} × ${value}`).join(', ') || 'nothing';
+  return (
+    [...counts]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([value, n]) => `${n} × ${value}`)
+      .join(', ') || 'nothing'
+  );
 }
 
 const withStatus = (answers: readonly Answer[], status: number) => answers.filter((a) => a.status === status);
 
 /** A refusal as the lesson wants it: the status, the error code, and a Retry-After of `retryAfter` seconds. */
-const refusedAs = (a: Answer, status: number, error: string, retryAfter: number) => a.status === status && a.error === error && a.retryAfter === String(retryAfter);
+const refusedAs = (a: Answer, status: number, error: string, retryAfter: number) =>
+  a.status === status && a.error === error && a.retryAfter === String(retryAfter);
 
 /** The refusals' error codes and Retry-After headers, e.g. "the 503s' error codes: 45 × capacity-exceeded; Retry-After: 45 × "5"". */
 const describeRefusals = (refused: readonly Answer[], status: number) =>
@@ -54,7 +60,12 @@ const describeRefusals = (refused: readonly Answer[], status: number) =>
 
 /** The app's other log lines (an unexpected error's first line), cut short. */
 const unexpected = (log: readonly string[]) =>
-  log.length === 0 ? '' : `; the app also logged: ${log.slice(0, 2).map((l) => (l.split('\n')[0] ?? '').slice(0, 140)).join(' | ')}`;
+  log.length === 0
+    ? ''
+    : `; the app also logged: ${log
+        .slice(0, 2)
+        .map((l) => (l.split('\n')[0] ?? '').slice(0, 140))
+        .join(' | ')}`;
 
 // ---------------------------------------------------------------------------------
 // The burst's judges: the same three for each gate design.
@@ -67,7 +78,10 @@ function admitsExactlyLimit(e: BurstEvidence) {
     `limit ${e.rules.admissionLimit}, ${e.answers.length} POSTs at once: ${tally(e.answers.map((a) => a.status))} in ${seconds(e.ms)}; ` +
     `${describeRefusals(refused, 503)} (${e.design} gate)${unexpected(e.otherLog)}`;
   const expectedRefusals = e.answers.length - e.rules.admissionLimit;
-  return outcome(accepted.length === e.rules.admissionLimit && refused.length === expectedRefusals && wrong.length === 0, seen);
+  return outcome(
+    accepted.length === e.rules.admissionLimit && refused.length === expectedRefusals && wrong.length === 0,
+    seen,
+  );
 }
 
 function readsUnderLock(e: BurstEvidence) {
@@ -77,13 +91,23 @@ function readsUnderLock(e: BurstEvidence) {
   const problems: string[] = [];
   if (e.readings.length !== limit) problems.push(`${e.readings.length} admissions logged for a limit of ${limit}`);
   if (before.join() !== expected.join()) {
-    const repeated = new Set(before).size < before.length ? ' (two admissions read the same number: the read was not under the lock)' : '';
+    const repeated =
+      new Set(before).size < before.length
+        ? ' (two admissions read the same number: the read was not under the lock)'
+        : '';
     problems.push(`the gate read activeBefore ${before.join(',') || 'nothing'}, not ${expected.join(',')}${repeated}`);
   }
   const strange = e.readings.filter((r) => r.activeBefore >= r.limit || r.limit !== limit || r.design !== e.design);
-  if (strange.length > 0) problems.push(`${strange.length} reading(s) at or over their limit, or of another limit or design (${strange.slice(0, 2).map((r) => `${r.activeBefore} of ${r.limit}, ${r.design}`).join('; ')})`);
+  if (strange.length > 0)
+    problems.push(
+      `${strange.length} reading(s) at or over their limit, or of another limit or design (${strange
+        .slice(0, 2)
+        .map((r) => `${r.activeBefore} of ${r.limit}, ${r.design}`)
+        .join('; ')})`,
+    );
   if (e.sampled.max > limit) problems.push(`another session saw ${e.sampled.max} jobs queued or running at once`);
-  if (e.sampled.samples === 0) problems.push(`the sampler got no count (${e.sampled.errors.join(' | ') || 'no error'})`);
+  if (e.sampled.samples === 0)
+    problems.push(`the sampler got no count (${e.sampled.errors.join(' | ') || 'no error'})`);
   const seen =
     `${e.readings.length} admissions logged, activeBefore ${before.join(',') || 'none'} of limit ${limit} (${e.design} gate); ` +
     `another session saw at most ${e.sampled.max} queued+running in ${e.sampled.samples} samples during the burst`;
@@ -97,8 +121,13 @@ function refusalsLeaveNothing(e: BurstEvidence) {
   const refusals = e.answers.length - accepted.length;
   const distinct = new Set(accepted.map((x) => x.jobId)).size;
   const ok =
-    a.jobs === limit && a.events === limit && a.jobsWithoutEvent === 0 && a.eventsWithoutJob === 0 &&
-    a.gateCounter === a.activeJobs && a.acceptedButMissing.length === 0 && distinct === accepted.length;
+    a.jobs === limit &&
+    a.events === limit &&
+    a.jobsWithoutEvent === 0 &&
+    a.eventsWithoutJob === 0 &&
+    a.gateCounter === a.activeJobs &&
+    a.acceptedButMissing.length === 0 &&
+    distinct === accepted.length;
   const seen =
     `after ${refusals} refusals: ${a.jobs} jobs, ${a.events} events (limit ${limit}), ${a.jobsWithoutEvent} jobs without an event, ${a.eventsWithoutJob} events without a job; ` +
     `gate counter ${a.gateCounter}, counted active ${a.activeJobs}; ` +
@@ -148,7 +177,10 @@ function burstChecks(ctx: AdmissionContext, design: GateDesign): Check[] {
 
 function describeLockWait(e: LockWaitEvidence): string {
   const a = e.answer;
-  const answered = a.status === 202 ? `202 (job ${short(a.jobId)})` : `${a.status} ${a.error ?? ''}${a.retryAfter ? ` with Retry-After ${a.retryAfter}` : ' without Retry-After'}`;
+  const answered =
+    a.status === 202
+      ? `202 (job ${short(a.jobId)})`
+      : `${a.status} ${a.error ?? ''}${a.retryAfter ? ` with Retry-After ${a.retryAfter}` : ' without Retry-After'}`;
   const attempts = e.reading ? `admitted on attempt ${e.reading.attempts}` : 'no admission reported';
   return (
     `another session held the gate ${seconds(e.heldMs)} (lock wait ${e.lockWaitSeconds} s, ${plural(e.rules.admissionRetries, 'retry', 'retries')}): the POST answered ${answered} after ${seconds(a.ms)}, ` +
@@ -176,14 +208,21 @@ export function buildAdmissionChecks(deps: AdmissionCheckDeps = {}): Check[] {
         const accepted = withStatus(e.alice, 202);
         const limited = withStatus(e.alice, 429);
         const wrong = limited.filter((a) => !refusedAs(a, 429, 'client-quota-exceeded', e.rules.retryAfterSeconds));
-        const aliceBefore = e.readings.filter((r) => r.clientId === 'alice').map((r) => r.clientActiveBefore ?? 'none').join(',');
+        const aliceBefore = e.readings
+          .filter((r) => r.clientId === 'alice')
+          .map((r) => r.clientActiveBefore ?? 'none')
+          .join(',');
         const seen =
           `quota ${e.rules.clientQuota}: alice sent ${e.alice.length} at once: ${tally(e.alice.map((a) => a.status))}; ${describeRefusals(limited, 429)}; ` +
           `the gate read alice's active jobs as ${aliceBefore || 'nothing'}; then bob: ${e.bob.status}${e.bob.error ? ` ${e.bob.error}` : ''}; ` +
           `jobs: alice ${e.jobsByClient.alice ?? 0}, bob ${e.jobsByClient.bob ?? 0}${unexpected(e.otherLog)}`;
         const ok =
-          accepted.length === QUOTA.quota && limited.length === e.alice.length - QUOTA.quota && wrong.length === 0 &&
-          e.bob.status === 202 && e.jobsByClient.alice === QUOTA.quota && e.jobsByClient.bob === 1;
+          accepted.length === QUOTA.quota &&
+          limited.length === e.alice.length - QUOTA.quota &&
+          wrong.length === 0 &&
+          e.bob.status === 202 &&
+          e.jobsByClient.alice === QUOTA.quota &&
+          e.jobsByClient.bob === 1;
         return outcome(ok, seen);
       },
     }),
@@ -205,7 +244,12 @@ export function buildAdmissionChecks(deps: AdmissionCheckDeps = {}): Check[] {
       timeoutMs: lockWaitTimeoutMs,
       scenario: (signal) => lockWaitRetried(ctx, signal),
       judge: (e) => {
-        const ok = e.answer.status === 202 && (e.reading?.attempts ?? 0) >= 2 && e.retryLines.length >= 1 && e.ofJob?.jobs === 1 && e.ofJob.events === 1;
+        const ok =
+          e.answer.status === 202 &&
+          (e.reading?.attempts ?? 0) >= 2 &&
+          e.retryLines.length >= 1 &&
+          e.ofJob?.jobs === 1 &&
+          e.ofJob.events === 1;
         const rows = e.ofJob ? `; its job: ${e.ofJob.jobs} row, ${e.ofJob.events} event` : '';
         return outcome(ok, `${describeLockWait(e)}${rows}${unexpected(e.otherLog)}`);
       },
@@ -217,7 +261,9 @@ export function buildAdmissionChecks(deps: AdmissionCheckDeps = {}): Check[] {
       scenario: (signal) => lockWaitExhausted(ctx, signal),
       judge: (e) => {
         const ok =
-          refusedAs(e.answer, 503, 'admission-busy', e.rules.retryAfterSeconds) && e.after.jobs === e.before.jobs && e.after.events === e.before.events;
+          refusedAs(e.answer, 503, 'admission-busy', e.rules.retryAfterSeconds) &&
+          e.after.jobs === e.before.jobs &&
+          e.after.events === e.before.events;
         return outcome(
           ok,
           `${describeLockWait(e)}; jobs ${e.before.jobs} -> ${e.after.jobs}, events ${e.before.events} -> ${e.after.events}${unexpected(e.otherLog.filter((l) => !l.startsWith('503 admission-busy')))}`,

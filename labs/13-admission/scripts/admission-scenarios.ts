@@ -68,7 +68,12 @@ interface Experiment {
  * A fresh database (dropped with the scope), the app's pool on it with `connections`
  * connections, and an observer's pool of its own.
  */
-async function openExperiment(ctx: AdmissionContext, res: Resources, label: string, connections: number): Promise<Experiment> {
+async function openExperiment(
+  ctx: AdmissionContext,
+  res: Resources,
+  label: string,
+  connections: number,
+): Promise<Experiment> {
   const db = await freshDatabase(label, { settings: ctx.timings, connectionLimit: connections });
   res.defer(() => db.drop());
   const observer = await openJobsDatabase({ database: db.name, settings: ctx.timings, connectionLimit: 3 });
@@ -85,7 +90,12 @@ interface RunningApi {
 }
 
 /** The real app on a free port, with the context's `admit`; `rules` undefined = the app's defaults. Closed with the scope. */
-async function startApi(ctx: AdmissionContext, res: Resources, pool: Pool, rules: Partial<AdmissionRules> | undefined): Promise<RunningApi> {
+async function startApi(
+  ctx: AdmissionContext,
+  res: Resources,
+  pool: Pool,
+  rules: Partial<AdmissionRules> | undefined,
+): Promise<RunningApi> {
   const admissions: Admission[] = [];
   const log: string[] = [];
   const server = await startServer(0, {
@@ -118,7 +128,12 @@ async function postExport(url: string, signal: AbortSignal, clientId?: string): 
   const started = Date.now();
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (clientId !== undefined) headers[CLIENT_ID_HEADER] = clientId;
-  const response = await fetch(`${url}/exports`, { method: 'POST', headers, body: JSON.stringify({ product_ids: PRODUCTS }), signal });
+  const response = await fetch(`${url}/exports`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ product_ids: PRODUCTS }),
+    signal,
+  });
   const text = await response.text();
   let body: { id?: unknown; error?: unknown } = {};
   try {
@@ -150,7 +165,10 @@ async function countJobAndEvents(db: Pool, jobId: string): Promise<{ jobs: numbe
 }
 
 /** The reading an admission reported, without the job's details. */
-export type Reading = Pick<Admission, 'design' | 'activeBefore' | 'limit' | 'clientId' | 'clientActiveBefore' | 'attempts'>;
+export type Reading = Pick<
+  Admission,
+  'design' | 'activeBefore' | 'limit' | 'clientId' | 'clientActiveBefore' | 'attempts'
+>;
 const readingOf = (a: Admission): Reading => ({
   design: a.design,
   activeBefore: a.activeBefore,
@@ -394,7 +412,11 @@ export async function lockWaitRetried(ctx: AdmissionContext, signal: AbortSignal
       let answered = false;
       void post.finally(() => (answered = true)).catch(() => {});
       const retriedOrAnswered = () => answered || api.log.some((line) => RETRY_LINE.test(line));
-      await waitFor('a retry or an answer', retriedOrAnswered, { timeoutMs: 3 * lockWaitMs, intervalMs: 10, signal: res.signal }).catch(() => {});
+      await waitFor('a retry or an answer', retriedOrAnswered, {
+        timeoutMs: 3 * lockWaitMs,
+        intervalMs: 10,
+        signal: res.signal,
+      }).catch(() => {});
       if (!answered) await sleep(lockWaitMs / 2, res.signal);
     }),
   );
@@ -412,6 +434,8 @@ export async function lockWaitExhausted(ctx: AdmissionContext, signal: AbortSign
   const rules = rulesWith({ admissionRetries: EXHAUSTED_RETRIES });
   const boundMs = (rules.admissionRetries + 1) * ctx.timings.lockWaitSeconds * 1000 + 3000;
   return withResources(signal, (res) =>
-    postWhileGateHeld(ctx, res, 'lockbusy', rules, (post) => Promise.race([post.catch(() => undefined), sleep(boundMs, res.signal)])),
+    postWhileGateHeld(ctx, res, 'lockbusy', rules, (post) =>
+      Promise.race([post.catch(() => undefined), sleep(boundMs, res.signal)]),
+    ),
   );
 }

@@ -8,7 +8,10 @@ const BURST_BOTH_GATES = [
   'check:burst-gate-reads-under-lock-count-gate',
   'check:burst-gate-reads-under-lock-counter-gate',
 ];
-const NOTHING_LEFT_BOTH_GATES = ['check:burst-refusals-leave-nothing-count-gate', 'check:burst-refusals-leave-nothing-counter-gate'];
+const NOTHING_LEFT_BOTH_GATES = [
+  'check:burst-refusals-leave-nothing-count-gate',
+  'check:burst-refusals-leave-nothing-counter-gate',
+];
 
 export const COVERAGE = coverage([
   // Learning checks
@@ -25,14 +28,18 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'Under overload the API answers 503 (with Retry-After), not 202; once the workers are back, the oldest wait goes down',
-    gradedBy: ['check:burst-admits-exactly-limit-counter-gate', 'test:full-service-503-no-row', 'check:backlog-count-and-oldest-age'],
+    gradedBy: [
+      'check:burst-admits-exactly-limit-counter-gate',
+      'test:full-service-503-no-row',
+      'check:backlog-count-and-oldest-age',
+    ],
   },
   // Implementation decisions
   {
     section: 'implementation-decision',
     item: 'The entrance capacity, the worker concurrency, the database connections and the downstream rate are limited separately',
     docOnly:
-      'these are separate settings (ADMISSION_LIMIT, WORKER_CONCURRENCY, each process\'s pool size), and the export has no downstream service whose rate could be limited; the burst checks show the entrance limit holding with no worker at all',
+      "these are separate settings (ADMISSION_LIMIT, WORKER_CONCURRENCY, each process's pool size), and the export has no downstream service whose rate could be limited; the burst checks show the entrance limit holding with no worker at all",
   },
   {
     section: 'implementation-decision',
@@ -48,7 +55,11 @@ export const COVERAGE = coverage([
   {
     section: 'drill',
     item: 'Pause only the bulk consumer, submit small and big exports, and see the small ones still processed; then push to a small limit and see submissions refused',
-    gradedBy: ['check:fast-completes-while-bulk-paused', 'check:burst-admits-exactly-limit-count-gate', 'check:burst-admits-exactly-limit-counter-gate'],
+    gradedBy: [
+      'check:fast-completes-while-bulk-paused',
+      'check:burst-admits-exactly-limit-count-gate',
+      'check:burst-admits-exactly-limit-counter-gate',
+    ],
   },
   // Acceptance
   {
@@ -64,7 +75,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'A refused (503) request leaves no record that was accepted but has no state',
-    gradedBy: [...NOTHING_LEFT_BOTH_GATES, 'check:lock-wait-exhausted-503-nothing-created', 'test:full-service-503-no-row'],
+    gradedBy: [
+      ...NOTHING_LEFT_BOTH_GATES,
+      'check:lock-wait-exhausted-503-nothing-created',
+      'test:full-service-503-no-row',
+    ],
   },
   // Troubleshooting
   {
@@ -75,7 +90,11 @@ export const COVERAGE = coverage([
   {
     section: 'troubleshooting',
     item: 'The count was checked but the limit was still exceeded: producers read the same count at once; take one agreed lock in the same transaction, then write the job and its event, on every path',
-    gradedBy: ['check:burst-gate-reads-under-lock-count-gate', 'check:burst-gate-reads-under-lock-counter-gate', 'test:exercise-concurrent-never-over-limit'],
+    gradedBy: [
+      'check:burst-gate-reads-under-lock-count-gate',
+      'check:burst-gate-reads-under-lock-counter-gate',
+      'test:exercise-concurrent-never-over-limit',
+    ],
   },
   // The exercise
   {

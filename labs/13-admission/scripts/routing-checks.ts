@@ -7,12 +7,21 @@
 import { defineCheck, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
 import type { Backlog } from '../src/backlog.ts';
 import { BULK_QUEUE, FAST_QUEUE, formatDuration, type AdmissionOptionValues } from '../src/options.ts';
-import { routeByRowCount, workersAndBacklog, type DrillEvidence, type QueueWorkers, type RoutingParts, type RoutingSetup, type TrackedJob, type WorkersEvidence } from './routing-scenarios.ts';
+import {
+  routeByRowCount,
+  workersAndBacklog,
+  type DrillEvidence,
+  type QueueWorkers,
+  type RoutingParts,
+  type RoutingSetup,
+  type TrackedJob,
+  type WorkersEvidence,
+} from './routing-scenarios.ts';
 
 export interface RoutingCheckDeps {
   /** Broken parts (the can-fail tests). */
   routingParts?: Partial<RoutingParts>;
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 forces the course's) */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 forces the course's) */
   routingTimings?: AdmissionOptionValues;
 }
 
@@ -27,12 +36,14 @@ const AGE_TOLERANCE_S = 0.25;
 
 const jobsIn = (b: Backlog, status: string) => b.byStatus.find((r) => r.status === status)?.jobs ?? 0;
 const oldestIn = (b: Backlog, status: string) => b.byStatus.find((r) => r.status === status)?.oldestAgeSeconds;
-const queueJobs = (b: Backlog, queueName: string, status: string) => b.byQueue.find((r) => r.queueName === queueName && r.status === status)?.jobs ?? 0;
+const queueJobs = (b: Backlog, queueName: string, status: string) =>
+  b.byQueue.find((r) => r.queueName === queueName && r.status === status)?.jobs ?? 0;
 const unsentOn = (b: Backlog, queueName: string) => b.unpublished.find((r) => r.queueName === queueName)?.events ?? 0;
 
 /** The counts of a backlog (not its ages, which move with the clock): what two readings must agree on. */
 function countsOf(b: Backlog | undefined): string {
-  if (!b || !Array.isArray(b.byStatus) || !Array.isArray(b.byQueue) || !Array.isArray(b.unpublished)) return 'no backlog';
+  if (!b || !Array.isArray(b.byStatus) || !Array.isArray(b.byQueue) || !Array.isArray(b.unpublished))
+    return 'no backlog';
   return show({
     byStatus: b.byStatus.map((r) => [r.status, r.jobs]),
     byQueue: b.byQueue.map((r) => [r.queueName, r.status, r.jobs]),
@@ -56,7 +67,11 @@ function describeDeliveries(e: WorkersEvidence, route: string): { ok: boolean; t
   const role = ROLE_OF[route]!;
   const jobs = e.jobs.filter((j) => j.route === route);
   const wrong = jobs.filter((j) => show(deliveredBy(e, j.jobId)) !== show([role]) || j.state !== 'succeeded');
-  if (wrong.length === 0) return { ok: jobs.length > 0, text: `${jobs.length} ${role} job(s) delivered by the ${role} worker only, all succeeded` };
+  if (wrong.length === 0)
+    return {
+      ok: jobs.length > 0,
+      text: `${jobs.length} ${role} job(s) delivered by the ${role} worker only, all succeeded`,
+    };
   const details = wrong.map((j) => {
     const by = deliveredBy(e, j.jobId);
     return `${role} job ${shortId(j.jobId)} delivered by ${by.length === 0 ? 'NO worker' : by.map((r) => `the ${r} worker`).join(' and ')}, ${show(j.state)}`;
@@ -71,7 +86,8 @@ function foreignQueues(e: WorkersEvidence, role: Role): string[] {
 }
 
 /** "BullMQ workers connected: exports.fast 1, exports.bulk 1". */
-const connected = (w: QueueWorkers) => `BullMQ workers connected: ${FAST_QUEUE} ${w[FAST_QUEUE]}, ${BULK_QUEUE} ${w[BULK_QUEUE]}`;
+const connected = (w: QueueWorkers) =>
+  `BullMQ workers connected: ${FAST_QUEUE} ${w[FAST_QUEUE]}, ${BULK_QUEUE} ${w[BULK_QUEUE]}`;
 
 /** Why the drill stopped waiting for the fast jobs before its bound: what it saw holding them. */
 function stuckBehindPause(d: DrillEvidence): string {
@@ -98,7 +114,13 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
       scenario: routeByRowCount(setup),
       judge: (e) =>
         outcome(
-          e.cases.every((c) => (c.via === 'admit' ? c.outcome === 'created' : c.outcome === '202') && c.rows === c.distinct && c.queues.length === 1 && c.queues[0] === c.expected),
+          e.cases.every(
+            (c) =>
+              (c.via === 'admit' ? c.outcome === 'created' : c.outcome === '202') &&
+              c.rows === c.distinct &&
+              c.queues.length === 1 &&
+              c.queues[0] === c.expected,
+          ),
           e.cases
             .map((c) => {
               const queue = c.queues.length === 0 ? 'no event' : c.queues.join(' + ');
@@ -135,9 +157,14 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
       timeoutMs: 120_000,
       scenario: workersRun,
       judge: ({ drill: d, timings, queueWorkers }) => {
-        if (d === null) return outcome(false, `no worker is connected to ${BULK_QUEUE}, so there is no bulk worker to pause (${connected(queueWorkers)}): the drill was NOT run (${timings})`);
+        if (d === null)
+          return outcome(
+            false,
+            `no worker is connected to ${BULK_QUEUE}, so there is no bulk worker to pause (${connected(queueWorkers)}): the drill was NOT run (${timings})`,
+          );
         const paused = d.pausedState === 'T' || d.pausedState === 'unknown';
-        const bulkWaited = show(d.bulkStatesWhilePaused) === show(['queued']) && d.bulkEventsSentWhilePaused === d.bulk.length;
+        const bulkWaited =
+          show(d.bulkStatesWhilePaused) === show(['queued']) && d.bulkEventsSentWhilePaused === d.bulk.length;
         const fastInTime = d.fastDoneAfterMs !== null && d.fastDoneAfterMs <= d.boundMs && allSucceeded(d.fast);
         const posted = [...d.fast, ...d.bulk].every((j) => j.status === 202);
         return outcome(
@@ -150,7 +177,9 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
                 : `the fast jobs were ${states(d.fast)} after ${formatDuration(d.boundMs)} (NOT done within the bound)`) +
             `; meanwhile the ${d.bulk.length} bulk jobs were ${show(d.bulkStatesWhilePaused)}${bulkWaited ? '' : ' (NOT held back)'}, ` +
             `their wake-ups sent: ${d.bulkEventsSentWhilePaused} of ${d.bulk.length}; after SIGCONT: bulk ` +
-            (d.bulkDoneAfterResumeMs === null ? `${states(d.bulk)} (NOT finished)` : `${states(d.bulk)} in ${formatDuration(d.bulkDoneAfterResumeMs)}`) +
+            (d.bulkDoneAfterResumeMs === null
+              ? `${states(d.bulk)} (NOT finished)`
+              : `${states(d.bulk)} in ${formatDuration(d.bulkDoneAfterResumeMs)}`) +
             ` (${timings})`,
         );
       },
@@ -163,15 +192,23 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
       judge: (e) => {
         const b = e.before.backlog;
         const oldest = oldestIn(b, 'queued');
-        const ageOk = oldest !== undefined && oldest >= e.before.oldestAgeAtLeastS - AGE_TOLERANCE_S && oldest <= e.before.oldestAgeAtMostS + 0.5;
+        const ageOk =
+          oldest !== undefined &&
+          oldest >= e.before.oldestAgeAtLeastS - AGE_TOLERANCE_S &&
+          oldest <= e.before.oldestAgeAtMostS + 0.5;
         const countsOk =
-          jobsIn(b, 'queued') === 4 && jobsIn(b, 'running') === 1 &&
-          queueJobs(b, FAST_QUEUE, 'queued') === 2 && queueJobs(b, FAST_QUEUE, 'running') === 1 && queueJobs(b, BULK_QUEUE, 'queued') === 2 &&
-          unsentOn(b, FAST_QUEUE) === 3 && unsentOn(b, BULK_QUEUE) === 2;
+          jobsIn(b, 'queued') === 4 &&
+          jobsIn(b, 'running') === 1 &&
+          queueJobs(b, FAST_QUEUE, 'queued') === 2 &&
+          queueJobs(b, FAST_QUEUE, 'running') === 1 &&
+          queueJobs(b, BULK_QUEUE, 'queued') === 2 &&
+          unsentOn(b, FAST_QUEUE) === 3 &&
+          unsentOn(b, BULK_QUEUE) === 2;
         const gateBefore = e.before.gateCounter === 5 && e.before.activeJobs === 5;
         const httpAgrees = e.before.http.status === 200 && countsOf(e.before.http.body) === countsOf(b);
         const a = e.after.backlog;
-        const drained = e.drainedAfterMs !== null && a.byStatus.length === 0 && a.byQueue.length === 0 && a.unpublished.length === 0;
+        const drained =
+          e.drainedAfterMs !== null && a.byStatus.length === 0 && a.byQueue.length === 0 && a.unpublished.length === 0;
         const gateAfter = e.after.gateCounter === 0 && e.after.activeJobs === 0;
         return outcome(
           countsOk && ageOk && gateBefore && httpAgrees && drained && gateAfter,
@@ -182,7 +219,9 @@ export function buildRoutingChecks(deps: RoutingCheckDeps = {}): Check[] {
             `GET /backlog ${httpAgrees ? 'agrees' : `DISAGREES (${e.before.http.status}: ${countsOf(e.before.http.body)})`}; ` +
             `gate counter ${e.before.gateCounter}, ${e.before.activeJobs} active. ` +
             `After the workers and the publisher ran: ` +
-            (drained ? `drained in ${formatDuration(e.drainedAfterMs!)}` : `NOT drained (${countsOf(a)}, jobs ${states(e.jobs)}${e.publisherErrors[0] ? `, publisher: ${e.publisherErrors[0].slice(0, 100)}` : ''})`) +
+            (drained
+              ? `drained in ${formatDuration(e.drainedAfterMs!)}`
+              : `NOT drained (${countsOf(a)}, jobs ${states(e.jobs)}${e.publisherErrors[0] ? `, publisher: ${e.publisherErrors[0].slice(0, 100)}` : ''})`) +
             `, gate counter ${e.after.gateCounter} with ${e.after.activeJobs} active${gateAfter ? '' : ' (the counter does NOT match)'} (${e.timings})`,
         );
       },

@@ -36,15 +36,51 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
-import { errorMessage, FAULTS_ENV, launchProcess, sleep, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
+import {
+  errorMessage,
+  FAULTS_ENV,
+  launchProcess,
+  sleep,
+  waitFor,
+  withResources,
+  type LabProcess,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { artifactName, claim, readJob, seedProducts, writeArtifactAtomically, type DeliveryOutcome, type WakeUpMessage, type WakeUpQueue } from '@tasks-lab/11-mysql-leases';
-import { openNudgeClient, publisherFaults, publishNudge, READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent, type OutboxEvent, type PublisherParts } from '@tasks-lab/12-outbox';
+import {
+  artifactName,
+  claim,
+  readJob,
+  seedProducts,
+  writeArtifactAtomically,
+  type DeliveryOutcome,
+  type WakeUpMessage,
+  type WakeUpQueue,
+} from '@tasks-lab/11-mysql-leases';
+import {
+  openNudgeClient,
+  publisherFaults,
+  publishNudge,
+  READ_EVENTS_OF_JOB,
+  startPublisher,
+  toOutboxEvent,
+  type OutboxEvent,
+  type PublisherParts,
+} from '@tasks-lab/12-outbox';
 import { admitExport } from '../src/admission.ts';
 import { readBacklog, type Backlog } from '../src/backlog.ts';
 import { freshDatabase } from '../src/database.ts';
 import { countActiveJobs, finishAndLeave, readGateCounter } from '../src/gate.ts';
-import { ADMISSION_OPTIONS, BULK_QUEUE, describeTimings, FAST_QUEUE, readShortAdmissionOptions, WORKER_PROCESS_OPTIONS, type AdmissionOptionValues, type RouteQueue } from '../src/options.ts';
+import {
+  ADMISSION_OPTIONS,
+  BULK_QUEUE,
+  describeTimings,
+  FAST_QUEUE,
+  readShortAdmissionOptions,
+  WORKER_PROCESS_OPTIONS,
+  type AdmissionOptionValues,
+  type RouteQueue,
+} from '../src/options.ts';
 import { exportsAddress, scratchQueuePrefix } from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
 
@@ -80,7 +116,10 @@ export interface RoutingParts {
 
 /** Lesson 13's: `src/worker.ts fast` and `src/worker.ts bulk`, two OS processes, started side by side. */
 async function oneWorkerPerQueue(launch: LaunchWorker): Promise<WorkerProcesses> {
-  const [fast, bulk] = await Promise.all([launch({ script: WORKER_SCRIPT, args: ['fast'] }), launch({ script: WORKER_SCRIPT, args: ['bulk'] })]);
+  const [fast, bulk] = await Promise.all([
+    launch({ script: WORKER_SCRIPT, args: ['fast'] }),
+    launch({ script: WORKER_SCRIPT, args: ['bulk'] }),
+  ]);
   return { fast, bulk };
 }
 
@@ -93,7 +132,7 @@ export const ROUTING_PARTS: RoutingParts = {
 
 export interface RoutingSetup {
   parts?: Partial<RoutingParts>;
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 puts the course's back) */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 puts the course's back) */
   timings?: AdmissionOptionValues;
 }
 
@@ -114,7 +153,12 @@ interface Lab {
   url: string;
 }
 
-async function withLab<T>(signal: AbortSignal, setup: RoutingSetup, label: string, work: (lab: Lab) => Promise<T>): Promise<T> {
+async function withLab<T>(
+  signal: AbortSignal,
+  setup: RoutingSetup,
+  label: string,
+  work: (lab: Lab) => Promise<T>,
+): Promise<T> {
   return withResources(signal, async (res) => {
     const parts = { ...ROUTING_PARTS, ...setup.parts };
     const timings = setup.timings ?? readShortAdmissionOptions();
@@ -122,7 +166,11 @@ async function withLab<T>(signal: AbortSignal, setup: RoutingSetup, label: strin
     const db = res.add(await freshDatabase(label, { settings: timings }), (d) => d.drop());
     await seedProducts(db.pool, 100);
     const redis = res.add(openNudgeClient(), (r) => r.disconnect());
-    await waitFor('the nudge client to connect', async () => redis.status === 'ready', { timeoutMs: 10_000, intervalMs: 20, signal: res.signal });
+    await waitFor('the nudge client to connect', async () => redis.status === 'ready', {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      signal: res.signal,
+    });
     const api = res.add(
       await startServer(0, {
         pool: db.pool,
@@ -150,7 +198,11 @@ export interface Posted {
 
 /** POST /exports, the way a client does it. */
 async function postExport(url: string, productIds: number[]): Promise<Posted> {
-  const answer = await fetch(`${url}/exports`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ product_ids: productIds }) });
+  const answer = await fetch(`${url}/exports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ product_ids: productIds }),
+  });
   const body = (await answer.json().catch(() => ({}))) as { id?: string; product_ids?: number[] };
   return { jobId: String(body.id), status: answer.status, productIds: body.product_ids, answeredAt: Date.now() };
 }
@@ -200,7 +252,8 @@ export function routeByRowCount(setup: RoutingSetup): (signal: AbortSignal) => P
     withLab(signal, setup, 'route', async ({ pool, url, timings, parts }) => {
       const cases: RouteCase[] = [];
       for (const { label, productIds, via } of ROUTE_CASES) {
-        const { jobId, outcome } = via === 'admit' ? await admitDirectly(parts, pool, productIds, timings) : await postForRoute(url, productIds);
+        const { jobId, outcome } =
+          via === 'admit' ? await admitDirectly(parts, pool, productIds, timings) : await postForRoute(url, productIds);
         const distinct = new Set(productIds).size;
         const job = jobId === undefined ? undefined : await readJob(pool, jobId);
         cases.push({
@@ -218,12 +271,20 @@ export function routeByRowCount(setup: RoutingSetup): (signal: AbortSignal) => P
     });
 }
 
-async function postForRoute(url: string, productIds: number[]): Promise<{ jobId: string | undefined; outcome: string }> {
+async function postForRoute(
+  url: string,
+  productIds: number[],
+): Promise<{ jobId: string | undefined; outcome: string }> {
   const posted = await postExport(url, productIds);
   return { jobId: posted.status === 202 ? posted.jobId : undefined, outcome: String(posted.status) };
 }
 
-async function admitDirectly(parts: RoutingParts, pool: Pool, productIds: number[], timings: AdmissionOptionValues): Promise<{ jobId: string | undefined; outcome: string }> {
+async function admitDirectly(
+  parts: RoutingParts,
+  pool: Pool,
+  productIds: number[],
+  timings: AdmissionOptionValues,
+): Promise<{ jobId: string | undefined; outcome: string }> {
   try {
     const admitted = await parts.admit(pool, productIds, { rules: timings, deadlineMs: timings.deadlineMs });
     return { jobId: admitted.jobId, outcome: admitted.created ? 'created' : 'not created' };
@@ -339,14 +400,22 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
         ...WORKER_PROCESS_OPTIONS.toEnv({ database: lab.database, artifactsDir, concurrency: 1, queuePrefix: prefix }),
         [FAULTS_ENV]: '',
       };
-      const launch: LaunchWorker = (command) => launchProcess(command.script, { args: command.args, ready: WORKER_READY, resources: res, env });
+      const launch: LaunchWorker = (command) =>
+        launchProcess(command.script, { args: command.args, ready: WORKER_READY, resources: res, env });
       const queues = await openRouteQueues(res, prefix);
       const workers = await parts.startWorkers(launch);
       const startedAt = Date.now();
       const queueWorkers = await countQueueWorkers(queues);
       const publisherErrors: string[] = [];
       // No fault points: a LAB_FAULTS meant for something else must not reach this publisher.
-      const publisher = await startPublisher({ pool, timings, prefix, parts: parts.publisher, faults: publisherFaults({}), report: (line) => publisherErrors.push(line) });
+      const publisher = await startPublisher({
+        pool,
+        timings,
+        prefix,
+        parts: parts.publisher,
+        faults: publisherFaults({}),
+        report: (line) => publisherErrors.push(line),
+      });
       res.add(publisher, (p) => p.close());
       const firstJobs = before.submitted;
       // No worker starts later in this experiment: a job routed to a queue nobody is connected
@@ -355,7 +424,11 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
       const drained = await waitForFinished(pool, firstJobs, finishWithinMs(timings), lab.signal, canFinish);
       const drainedAfterMs = drained ? Date.now() - startedAt : null;
       // The row finishes inside the delivery; its line is printed a moment later.
-      await waitForDeliveryLines(workers, (await trackJobs(pool, firstJobs)).filter((j) => isFinished(j.state)), lab.signal);
+      await waitForDeliveryLines(
+        workers,
+        (await trackJobs(pool, firstJobs)).filter((j) => isFinished(j.state)),
+        lab.signal,
+      );
       const after = await readBacklogBothWays(lab);
       const jobs = await trackJobs(pool, firstJobs);
 
@@ -364,7 +437,12 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
       const drill = queueWorkers[BULK_QUEUE] > 0 ? await pauseBulkDrill(lab, workers, queues) : null;
       return {
         timings: describeTimings(timings),
-        before: { ...before.reading, oldestAgeAtLeastS: before.oldestAgeAtLeastS, oldestAgeAtMostS: before.oldestAgeAtMostS, held: before.held },
+        before: {
+          ...before.reading,
+          oldestAgeAtLeastS: before.oldestAgeAtLeastS,
+          oldestAgeAtMostS: before.oldestAgeAtMostS,
+          held: before.held,
+        },
         queueWorkers,
         jobs,
         drainedAfterMs,
@@ -384,7 +462,10 @@ type RouteQueues = Record<RouteQueue, WakeUpQueue>;
 
 async function openRouteQueues(res: Resources, prefix: string): Promise<RouteQueues> {
   const open = async (queueName: RouteQueue) =>
-    res.add(await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName, prefix)), (queue) => queue.close());
+    res.add(
+      await openQueue<WakeUpMessage, DeliveryOutcome, ExportJobName>(exportsAddress(queueName, prefix)),
+      (queue) => queue.close(),
+    );
   return { [FAST_QUEUE]: await open(FAST_QUEUE), [BULK_QUEUE]: await open(BULK_QUEUE) };
 }
 
@@ -393,7 +474,10 @@ async function openRouteQueues(res: Resources, prefix: string): Promise<RouteQue
  * connection is named already: CLIENT LIST tells who is connected to which queue.
  */
 async function countQueueWorkers(queues: RouteQueues): Promise<QueueWorkers> {
-  return { [FAST_QUEUE]: await queues[FAST_QUEUE].getWorkersCount(), [BULK_QUEUE]: await queues[BULK_QUEUE].getWorkersCount() };
+  return {
+    [FAST_QUEUE]: await queues[FAST_QUEUE].getWorkersCount(),
+    [BULK_QUEUE]: await queues[BULK_QUEUE].getWorkersCount(),
+  };
 }
 
 /** The jobs whose wake-ups wait in `queue`, sent and not yet taken by any worker. */
@@ -420,13 +504,26 @@ async function backlogBeforeWorkers(lab: Lab, artifactsDir: string): Promise<Bef
   const postedAt = Date.now();
   const first = await postExport(url, [1]);
   await sleep(OLDEST_LEAD_MS, lab.signal);
-  const others = [await postExport(url, [2, 3]), await postExport(url, [4]), await postExport(url, range(6, 40)), await postExport(url, range(41, 80))];
+  const others = [
+    await postExport(url, [2, 3]),
+    await postExport(url, [4]),
+    await postExport(url, range(6, 40)),
+    await postExport(url, range(41, 80)),
+  ];
   const routes: RouteQueue[] = [FAST_QUEUE, FAST_QUEUE, FAST_QUEUE, BULK_QUEUE, BULK_QUEUE];
-  const submitted = [first, ...others].map((p, i) => ({ jobId: p.jobId, route: routes[i]!, status: p.status, state: undefined }));
+  const submitted = [first, ...others].map((p, i) => ({
+    jobId: p.jobId,
+    route: routes[i]!,
+    status: p.status,
+    state: undefined,
+  }));
   // A worker busy with one of the fast jobs: this experiment claims it (lesson 11's claim, a
   // lease long enough for the reading), so the backlog has a running job to show.
   const heldId = others[1]!.jobId;
-  const held = others[1]!.status === 202 ? await claim(pool, heldId, { leaseMs: 60_000, maxAttempts: timings.maxAttempts }) : undefined;
+  const held =
+    others[1]!.status === 202
+      ? await claim(pool, heldId, { leaseMs: 60_000, maxAttempts: timings.maxAttempts })
+      : undefined;
   const readStart = Date.now();
   const reading = await readBacklogBothWays(lab);
   const readEnd = Date.now();
@@ -450,7 +547,12 @@ async function readBacklogBothWays(lab: Lab): Promise<BacklogReading> {
   const backlog = await lab.parts.readBacklog(lab.pool);
   const answer = await fetch(`${lab.url}/backlog`);
   const body = (await answer.json().catch(() => undefined)) as Backlog | undefined;
-  return { backlog, http: { status: answer.status, body }, gateCounter: await readGateCounter(lab.pool), activeJobs: await countActiveJobs(lab.pool) };
+  return {
+    backlog,
+    http: { status: answer.status, body },
+    gateCounter: await readGateCounter(lab.pool),
+    activeJobs: await countActiveJobs(lab.pool),
+  };
 }
 
 const isFinished = (state: string | undefined) => state !== undefined && state !== 'queued' && state !== 'running';
@@ -463,7 +565,13 @@ async function trackJobs(pool: Pool, jobs: readonly TrackedJob[]): Promise<Track
  * true once every job is finished; false if `timeoutMs` passed first, or as soon as every job
  * left is one `canFinish` says cannot finish (waiting out the bound would tell nothing more).
  */
-async function waitForFinished(pool: Pool, jobs: readonly TrackedJob[], timeoutMs: number, signal: AbortSignal, canFinish: (job: TrackedJob) => boolean = () => true): Promise<boolean> {
+async function waitForFinished(
+  pool: Pool,
+  jobs: readonly TrackedJob[],
+  timeoutMs: number,
+  signal: AbortSignal,
+  canFinish: (job: TrackedJob) => boolean = () => true,
+): Promise<boolean> {
   let allFinished = false;
   const settled = async () => {
     const left = (await trackJobs(pool, jobs)).filter((j) => !isFinished(j.state));
@@ -476,19 +584,34 @@ async function waitForFinished(pool: Pool, jobs: readonly TrackedJob[], timeoutM
   return allFinished;
 }
 
-const DELIVERY_LINE = /^(\S+) delivered job ([0-9a-f-]{36}) \(BullMQ id [^)]*\): claimed (true|false), published (true|false)$/gm;
+const DELIVERY_LINE =
+  /^(\S+) delivered job ([0-9a-f-]{36}) \(BullMQ id [^)]*\): claimed (true|false), published (true|false)$/gm;
 
 /** The deliveries a worker process reported, from its own output. */
 export function deliveriesIn(output: string): Delivery[] {
-  return [...output.matchAll(DELIVERY_LINE)].map((m) => ({ queueName: m[1]!, jobId: m[2]!, claimed: m[3] === 'true', published: m[4] === 'true' }));
+  return [...output.matchAll(DELIVERY_LINE)].map((m) => ({
+    queueName: m[1]!,
+    jobId: m[2]!,
+    claimed: m[3] === 'true',
+    published: m[4] === 'true',
+  }));
 }
 
 const seen = (proc: LabProcess): WorkerSeen => ({ pid: proc.pid, deliveries: deliveriesIn(proc.output()) });
 
 /** Waits (a little) for the delivery line of each of `jobs`: pass finished ones, a job that never finished may never print one. */
-async function waitForDeliveryLines(workers: WorkerProcesses, jobs: readonly TrackedJob[], signal: AbortSignal): Promise<void> {
-  const reported = () => new Set([...deliveriesIn(workers.fast.output()), ...deliveriesIn(workers.bulk.output())].map((d) => d.jobId));
-  await waitFor('every delivery line', () => jobs.every((j) => reported().has(j.jobId)), { timeoutMs: 3000, intervalMs: 50, signal }).catch((err: unknown) => {
+async function waitForDeliveryLines(
+  workers: WorkerProcesses,
+  jobs: readonly TrackedJob[],
+  signal: AbortSignal,
+): Promise<void> {
+  const reported = () =>
+    new Set([...deliveriesIn(workers.fast.output()), ...deliveriesIn(workers.bulk.output())].map((d) => d.jobId));
+  await waitFor('every delivery line', () => jobs.every((j) => reported().has(j.jobId)), {
+    timeoutMs: 3000,
+    intervalMs: 50,
+    signal,
+  }).catch((err: unknown) => {
     if (signal.aborted) throw err;
   });
 }
@@ -535,8 +658,18 @@ async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses, queues: RouteQ
   const bulkPosted = [await postExport(url, range(6, 40)), await postExport(url, range(41, 80))];
   const fastPosted = [await postExport(url, [1]), await postExport(url, [2, 3]), await postExport(url, [4, 5])];
   const submittedAt = Date.now();
-  const bulk = bulkPosted.map((p) => ({ jobId: p.jobId, route: BULK_QUEUE as RouteQueue, status: p.status, state: undefined }));
-  const fast = fastPosted.map((p) => ({ jobId: p.jobId, route: FAST_QUEUE as RouteQueue, status: p.status, state: undefined }));
+  const bulk = bulkPosted.map((p) => ({
+    jobId: p.jobId,
+    route: BULK_QUEUE as RouteQueue,
+    status: p.status,
+    state: undefined,
+  }));
+  const fast = fastPosted.map((p) => ({
+    jobId: p.jobId,
+    route: FAST_QUEUE as RouteQueue,
+    status: p.status,
+    state: undefined,
+  }));
 
   const bulkStatesWhilePaused = new Set<string>();
   // The fast jobs get the course's bound, unless they are seen stuck behind the paused worker:
@@ -566,8 +699,13 @@ async function pauseBulkDrill(lab: Lab, workers: WorkerProcesses, queues: RouteQ
   const fastAfterWait = await trackJobs(pool, fast);
   // The publisher sent the bulk wake-ups in the same round as the fast ones (give a late
   // confirm the claim's length): they wait in exports.bulk, not in the outbox.
-  const bulkEventsSent = async () => (await Promise.all(bulk.map((j) => eventsOf(pool, j.jobId)))).flat().filter((e) => e.sentAt !== null).length;
-  await waitFor('the bulk wake-ups to be sent', async () => (await bulkEventsSent()) === bulk.length, { timeoutMs: timings.claimMs + 2000, intervalMs: 50, signal: lab.signal }).catch((err: unknown) => {
+  const bulkEventsSent = async () =>
+    (await Promise.all(bulk.map((j) => eventsOf(pool, j.jobId)))).flat().filter((e) => e.sentAt !== null).length;
+  await waitFor('the bulk wake-ups to be sent', async () => (await bulkEventsSent()) === bulk.length, {
+    timeoutMs: timings.claimMs + 2000,
+    intervalMs: 50,
+    signal: lab.signal,
+  }).catch((err: unknown) => {
     if (lab.signal.aborted) throw err;
   });
   const bulkEventsSentWhilePaused = await bulkEventsSent();

@@ -13,14 +13,23 @@
 import type { Pool } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
 import { errnoOf, checkSubmission, DatabaseUnavailableError } from '@tasks-lab/11-mysql-leases';
-import { readEvent, submitWithEvent, type SubmitSteps, type SubmitWithEventOptions, type SubmitWithEventResult } from '@tasks-lab/12-outbox';
+import {
+  readEvent,
+  submitWithEvent,
+  type SubmitSteps,
+  type SubmitWithEventOptions,
+  type SubmitWithEventResult,
+} from '@tasks-lab/12-outbox';
 import { sleep } from '@tasks-lab/lab-kit';
 import { AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError } from './errors.ts';
 import { gateSteps, type GateReading, type GateRules } from './gate.ts';
 import { COURSE_TIMINGS, ROUTES, type AdmissionOptionValues, type GateDesign, type RouteQueue } from './options.ts';
 
 /** The rules of admission: lesson 13's options. */
-export type AdmissionRules = Pick<AdmissionOptionValues, 'admissionLimit' | 'clientQuota' | 'fastMaxRows' | 'admissionGate' | 'admissionRetries' | 'retryAfterSeconds'>;
+export type AdmissionRules = Pick<
+  AdmissionOptionValues,
+  'admissionLimit' | 'clientQuota' | 'fastMaxRows' | 'admissionGate' | 'admissionRetries' | 'retryAfterSeconds'
+>;
 
 export const COURSE_RULES: Readonly<AdmissionRules> = {
   admissionLimit: COURSE_TIMINGS.admissionLimit,
@@ -79,7 +88,15 @@ const DEADLOCK = 1213;
 const isLockConflict = (err: unknown) => errnoOf(err) === LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
 
 /** What a database that did not answer looks like, from mysql2 and from Node's sockets. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+]);
 
 /** "ECONNREFUSED" for a database that did not answer; undefined for anything else. Pure, for the unit test. */
 export function unreachableReason(err: unknown): string | undefined {
@@ -95,7 +112,11 @@ export function unreachableReason(err: unknown): string | undefined {
  * 11's 4xx for bad input. A replay of an Idempotency-Key answers the earlier job and
  * passes no gate: it creates nothing.
  */
-export async function admitExport(pool: Pool, productIds: readonly number[], options: AdmitOptions = {}): Promise<AdmitResult> {
+export async function admitExport(
+  pool: Pool,
+  productIds: readonly number[],
+  options: AdmitOptions = {},
+): Promise<AdmitResult> {
   const rules: AdmissionRules = { ...COURSE_RULES, ...options.rules };
   const clientId = checkClientId(options.clientId);
   // Checked once, before any connection: the de-duplicated ids decide the route, and the
@@ -112,11 +133,18 @@ export async function admitExport(pool: Pool, productIds: readonly number[], opt
   for (let attempt = 1; ; attempt += 1) {
     let reading: GateReading | undefined;
     try {
-      const steps = { ...gateSteps(rules.admissionGate as GateDesign, gateRules, clientId, (seen) => (reading = seen)), afterJobInsert: options.afterJobInsert };
+      const steps = {
+        ...gateSteps(rules.admissionGate as GateDesign, gateRules, clientId, (seen) => (reading = seen)),
+        afterJobInsert: options.afterJobInsert,
+      };
       const result = await submitWithEvent(pool, productIds, { ...options, jobId: submission.jobId, queueName, steps });
       if (!result.created) return { ...result, queueName: await routeOfEvent(pool, result.eventId, queueName) };
       // Committed: only now does the reading count as an admission.
-      return { ...result, queueName, admission: reading && { ...reading, jobId: result.jobId, queueName, attempts: attempt } };
+      return {
+        ...result,
+        queueName,
+        admission: reading && { ...reading, jobId: result.jobId, queueName, attempts: attempt },
+      };
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (isLockConflict(err)) {

@@ -37,7 +37,10 @@ export interface AppOptions {
 
 /** "admitted job … to exports.fast: 3 of 5 active before it (counter gate)": the line each admission logs. */
 export function describeAdmission(admission: Admission): string {
-  const client = admission.clientActiveBefore === undefined ? '' : `, client ${admission.clientId} had ${admission.clientActiveBefore}`;
+  const client =
+    admission.clientActiveBefore === undefined
+      ? ''
+      : `, client ${admission.clientId} had ${admission.clientActiveBefore}`;
   const retried = admission.attempts > 1 ? `, after ${admission.attempts - 1} lock-wait retries` : '';
   return `admitted job ${admission.jobId} to ${admission.queueName}: ${admission.activeBefore} of ${admission.limit} active before it (${admission.design} gate${client}${retried})`;
 }
@@ -67,9 +70,18 @@ export function createApp(options: AppOptions): Express {
     log,
     translateError: unreachableAs503(options.rules?.retryAfterSeconds ?? COURSE_RULES.retryAfterSeconds),
     submit: async (pool, productIds, submitOptions, req) => {
-      const onRetry = (attempt: number) => log(`admission attempt ${attempt} met a locked gate (lock-wait timeout or deadlock): rolled back, trying again`);
+      const onRetry = (attempt: number) =>
+        log(
+          `admission attempt ${attempt} met a locked gate (lock-wait timeout or deadlock): rolled back, trying again`,
+        );
       const { idempotencyKey, deadlineMs } = submitOptions;
-      const admitted = await admit(pool, productIds, { idempotencyKey, deadlineMs, rules: options.rules, clientId: req.get(CLIENT_ID_HEADER), onRetry });
+      const admitted = await admit(pool, productIds, {
+        idempotencyKey,
+        deadlineMs,
+        rules: options.rules,
+        clientId: req.get(CLIENT_ID_HEADER),
+        onRetry,
+      });
       if (admitted.admission) onAdmission(admitted.admission);
       return admitted;
     },

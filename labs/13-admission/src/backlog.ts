@@ -43,9 +43,22 @@ export async function readBacklog(pool: Pool): Promise<Backlog> {
     readGateCounter(pool),
   ]);
   return {
-    byStatus: byStatus.map((row) => ({ status: String(row.status), jobs: Number(row.jobs), oldestAgeSeconds: seconds(row.oldest_age_us) })),
-    byQueue: byQueue.map((row) => ({ queueName: String(row.queue_name), status: String(row.status), jobs: Number(row.jobs), oldestAgeSeconds: seconds(row.oldest_age_us) })),
-    unpublished: unpublished.map((row) => ({ queueName: String(row.queue_name), events: Number(row.events), oldestAgeSeconds: seconds(row.oldest_age_us) })),
+    byStatus: byStatus.map((row) => ({
+      status: String(row.status),
+      jobs: Number(row.jobs),
+      oldestAgeSeconds: seconds(row.oldest_age_us),
+    })),
+    byQueue: byQueue.map((row) => ({
+      queueName: String(row.queue_name),
+      status: String(row.status),
+      jobs: Number(row.jobs),
+      oldestAgeSeconds: seconds(row.oldest_age_us),
+    })),
+    unpublished: unpublished.map((row) => ({
+      queueName: String(row.queue_name),
+      events: Number(row.events),
+      oldestAgeSeconds: seconds(row.oldest_age_us),
+    })),
     gateCounter,
   };
 }
@@ -55,8 +68,11 @@ export function formatBacklog(backlog: Backlog): string[] {
   const age = (s: number) => `${s.toFixed(1)} s`;
   const lines = [`gate counter: ${backlog.gateCounter} queued or running`];
   if (backlog.byStatus.length === 0) lines.push('no job is queued or running');
-  for (const row of backlog.byStatus) lines.push(`${row.status}: ${row.jobs} job(s), oldest ${age(row.oldestAgeSeconds)}`);
-  for (const row of backlog.byQueue) lines.push(`  ${row.queueName} ${row.status}: ${row.jobs}, oldest ${age(row.oldestAgeSeconds)}`);
-  for (const row of backlog.unpublished) lines.push(`unsent events on ${row.queueName}: ${row.events}, oldest ${age(row.oldestAgeSeconds)}`);
+  for (const row of backlog.byStatus)
+    lines.push(`${row.status}: ${row.jobs} job(s), oldest ${age(row.oldestAgeSeconds)}`);
+  for (const row of backlog.byQueue)
+    lines.push(`  ${row.queueName} ${row.status}: ${row.jobs}, oldest ${age(row.oldestAgeSeconds)}`);
+  for (const row of backlog.unpublished)
+    lines.push(`unsent events on ${row.queueName}: ${row.events}, oldest ${age(row.oldestAgeSeconds)}`);
   return lines;
 }

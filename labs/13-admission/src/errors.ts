@@ -13,9 +13,14 @@ export class CapacityExceededError extends AppError {
     readonly active: number,
     retryAfterSeconds: number,
   ) {
-    super('capacity-exceeded', `The export service is full (${active} of ${limit} jobs queued or running); try again in ${retryAfterSeconds} s`, 503, {
-      headers: retryAfter(retryAfterSeconds),
-    });
+    super(
+      'capacity-exceeded',
+      `The export service is full (${active} of ${limit} jobs queued or running); try again in ${retryAfterSeconds} s`,
+      503,
+      {
+        headers: retryAfter(retryAfterSeconds),
+      },
+    );
   }
 }
 
@@ -26,9 +31,14 @@ export class ClientQuotaExceededError extends AppError {
     readonly quota: number,
     retryAfterSeconds: number,
   ) {
-    super('client-quota-exceeded', `Client ${clientId} already has ${quota} exports queued or running (its quota); try again in ${retryAfterSeconds} s`, 429, {
-      headers: retryAfter(retryAfterSeconds),
-    });
+    super(
+      'client-quota-exceeded',
+      `Client ${clientId} already has ${quota} exports queued or running (its quota); try again in ${retryAfterSeconds} s`,
+      429,
+      {
+        headers: retryAfter(retryAfterSeconds),
+      },
+    );
   }
 }
 
@@ -38,9 +48,14 @@ export class ClientQuotaExceededError extends AppError {
  */
 export class AdmissionBusyError extends AppError {
   constructor(attempts: number, retryAfterSeconds: number) {
-    super('admission-busy', `The admission gate stayed busy through ${attempts} attempts; nothing was created, try again in ${retryAfterSeconds} s`, 503, {
-      headers: retryAfter(retryAfterSeconds),
-    });
+    super(
+      'admission-busy',
+      `The admission gate stayed busy through ${attempts} attempts; nothing was created, try again in ${retryAfterSeconds} s`,
+      503,
+      {
+        headers: retryAfter(retryAfterSeconds),
+      },
+    );
   }
 }
 
@@ -51,15 +66,21 @@ export const NOT_ACCEPTED = 'the request was not accepted';
  * request is safe: a read changes nothing, a cancel asked twice is asked once, and a POST /exports
  * with the same Idempotency-Key finds the job its first try committed.
  */
-export const MAYBE_APPLIED = 'it may or may not have been applied; repeat it (with the same Idempotency-Key, for a submission)';
+export const MAYBE_APPLIED =
+  'it may or may not have been applied; repeat it (with the same Idempotency-Key, for a submission)';
 
 /** The database did not answer (refused, dropped, timed out): 503, never a 500 with a driver message. */
 export class DatabaseUnreachableError extends AppError {
   constructor(reason: string, retryAfterSeconds: number, cause?: unknown, outcome: string = NOT_ACCEPTED) {
-    super('database-unavailable', `The job database is not reachable (${reason}); ${outcome}, try again in ${retryAfterSeconds} s`, 503, {
-      headers: retryAfter(retryAfterSeconds),
-      cause,
-    });
+    super(
+      'database-unavailable',
+      `The job database is not reachable (${reason}); ${outcome}, try again in ${retryAfterSeconds} s`,
+      503,
+      {
+        headers: retryAfter(retryAfterSeconds),
+        cause,
+      },
+    );
   }
 }
 

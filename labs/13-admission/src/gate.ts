@@ -22,7 +22,16 @@ import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql
 import { statesThatMayMoveTo } from '@tasks-lab/01-state-machine';
 import { FINISH, withTransaction } from '@tasks-lab/11-mysql-leases';
 import type { SubmitSteps } from '@tasks-lab/12-outbox';
-import { ACTIVE_STATES, COUNT_ACTIVE, COUNT_ACTIVE_OF_CLIENT, ENTER_GATE, LEAVE_GATE, LOCK_GATE, READ_GATE, SET_CLIENT } from './admission-queries.ts';
+import {
+  ACTIVE_STATES,
+  COUNT_ACTIVE,
+  COUNT_ACTIVE_OF_CLIENT,
+  ENTER_GATE,
+  LEAVE_GATE,
+  LOCK_GATE,
+  READ_GATE,
+  SET_CLIENT,
+} from './admission-queries.ts';
 import { CapacityExceededError, ClientQuotaExceededError } from './errors.ts';
 import type { GateDesign } from './options.ts';
 
@@ -55,7 +64,12 @@ export interface GateReading {
  * (submitWithEvent's `steps`). `seen` gets what the gate read, once it admitted the job;
  * the caller reports it only after the COMMIT.
  */
-export function gateSteps(design: GateDesign, rules: GateRules, clientId: string, seen: (reading: GateReading) => void): SubmitSteps {
+export function gateSteps(
+  design: GateDesign,
+  rules: GateRules,
+  clientId: string,
+  seen: (reading: GateReading) => void,
+): SubmitSteps {
   return design === 'count' ? courseGate(rules, clientId, seen) : counterGate(rules, clientId, seen);
 }
 
@@ -67,7 +81,8 @@ function courseGate(rules: GateRules, clientId: string, seen: (reading: GateRead
       await lockGate(tx);
       const activeBefore = await countOf(tx, COUNT_ACTIVE, [ACTIVE_STATES]);
       refuseWhenFull(activeBefore, rules);
-      const clientActiveBefore = rules.clientQuota > 0 ? await countOf(tx, COUNT_ACTIVE_OF_CLIENT, [clientId, ACTIVE_STATES]) : undefined;
+      const clientActiveBefore =
+        rules.clientQuota > 0 ? await countOf(tx, COUNT_ACTIVE_OF_CLIENT, [clientId, ACTIVE_STATES]) : undefined;
       refuseOverQuota(clientActiveBefore, clientId, rules);
       reading = { design: 'count', activeBefore, limit: rules.limit, clientId, clientActiveBefore };
     },
@@ -88,7 +103,8 @@ function counterGate(rules: GateRules, clientId: string, seen: (reading: GateRea
       const activeBefore = await lockGate(tx);
       refuseWhenFull(activeBefore, rules);
       // Our own uncommitted row is counted too: the others are one fewer.
-      const clientActiveBefore = rules.clientQuota > 0 ? (await countOf(tx, COUNT_ACTIVE_OF_CLIENT, [clientId, ACTIVE_STATES])) - 1 : undefined;
+      const clientActiveBefore =
+        rules.clientQuota > 0 ? (await countOf(tx, COUNT_ACTIVE_OF_CLIENT, [clientId, ACTIVE_STATES])) - 1 : undefined;
       refuseOverQuota(clientActiveBefore, clientId, rules);
       await enterGate(tx);
       seen({ design: 'counter', activeBefore, limit: rules.limit, clientId, clientActiveBefore });
@@ -101,14 +117,16 @@ function refuseWhenFull(activeBefore: number, rules: GateRules): void {
 }
 
 function refuseOverQuota(clientActiveBefore: number | undefined, clientId: string, rules: GateRules): void {
-  if (clientActiveBefore !== undefined && clientActiveBefore >= rules.clientQuota) throw new ClientQuotaExceededError(clientId, rules.clientQuota, rules.retryAfterSeconds);
+  if (clientActiveBefore !== undefined && clientActiveBefore >= rules.clientQuota)
+    throw new ClientQuotaExceededError(clientId, rules.clientQuota, rules.retryAfterSeconds);
 }
 
 /** Locks the gate row (waits for the admission holding it) and returns its counter. */
 async function lockGate(tx: PoolConnection): Promise<number> {
   const [rows] = await tx.query<RowDataPacket[]>(LOCK_GATE);
   const row = rows[0];
-  if (!row) throw new Error('the admission gate has no row: run the lab 13 migrations (`pnpm start` does) before submitting');
+  if (!row)
+    throw new Error('the admission gate has no row: run the lab 13 migrations (`pnpm start` does) before submitting');
   return Number(row.active_jobs);
 }
 

@@ -35,7 +35,13 @@ export {
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
 } from './options.ts';
-export { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } from './database.ts';
+export {
+  openJobsDatabase,
+  freshDatabase,
+  withFreshDatabase,
+  recreateVerifyDatabase,
+  verifyDatabaseOnce,
+} from './database.ts';
 
 // The gate, the admission, the backlog.
 export {
@@ -52,7 +58,14 @@ export {
   UNPUBLISHED_BY_QUEUE,
   COUNT_ORPHANS,
 } from './admission-queries.ts';
-export { type GateRules, type GateReading, gateSteps, readGateCounter, countActiveJobs, finishAndLeave } from './gate.ts';
+export {
+  type GateRules,
+  type GateReading,
+  gateSteps,
+  readGateCounter,
+  countActiveJobs,
+  finishAndLeave,
+} from './gate.ts';
 export {
   type AdmissionRules,
   COURSE_RULES,
@@ -65,8 +78,21 @@ export {
   unreachableReason,
   admitExport,
 } from './admission.ts';
-export { CapacityExceededError, ClientQuotaExceededError, AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError } from './errors.ts';
-export { type StatusBacklog, type QueueBacklog, type UnpublishedBacklog, type Backlog, readBacklog, formatBacklog } from './backlog.ts';
+export {
+  CapacityExceededError,
+  ClientQuotaExceededError,
+  AdmissionBusyError,
+  DatabaseUnreachableError,
+  InvalidClientIdError,
+} from './errors.ts';
+export {
+  type StatusBacklog,
+  type QueueBacklog,
+  type UnpublishedBacklog,
+  type Backlog,
+  readBacklog,
+  formatBacklog,
+} from './backlog.ts';
 
 // Where the wake-ups go, the workers, the API.
 export { exportsAddress, routeNamed, scratchQueuePrefix } from './queue.ts';

@@ -11,7 +11,7 @@
 //   ADMISSION_RETRIES      3        a lock-wait timeout or deadlock re-runs the whole admission
 //                                   transaction this many times before answering 503
 //   RETRY_AFTER_SECONDS    5        the Retry-After header of a 503 or 429
-//   COURSE_TIMINGS         0        1: the course's timings (lesson 11's and lesson 12's)
+//   USE_COURSE_TIMINGS     0        1: the course's timings (lesson 11's and lesson 12's)
 //
 // The processes' settings:
 //   JOBS_DATABASE          tasks_lab13    the database holding the jobs, the outbox and the gate
@@ -20,7 +20,7 @@
 //                                         never takes or drops the wake-ups of a student's jobs)
 //   WORKER_CONCURRENCY     1              jobs one worker runs at once (the course's --concurrency=1)
 //   ARTIFACTS_DIR          labs/13-admission/artifacts
-//   PORT, WORKER_CONCURRENCY, ...   lesson 12's (lab 08's) process options; `pnpm worker:fast`
+//   PORT, LOCK_DURATION_MS, ...   lesson 12's (lab 08's) process options; `pnpm worker:fast`
 //                          and `pnpm worker:bulk` choose the queue, one worker each
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '@tasks-lab/11-mysql-leases';
@@ -60,12 +60,31 @@ export type GateDesign = (typeof GATE_DESIGNS)[number];
 
 export const ADMISSION_OPTIONS = defineOptions({
   ...OUTBOX_OPTIONS.specs,
+  /**
+   * Lesson 12's nudge channel, lab 13's own (a lab 12 publisher never hears lab 13's submissions).
+   * @defaultValue nudgeChannel (`tasks-lab13:outbox-nudge`)
+   */
   nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+  /** Jobs that may be queued or running at once, for the whole service. @defaultValue 100 */
   admissionLimit: wholeNumber('ADMISSION_LIMIT', 100, { min: 1, max: 1_000_000 }),
+  /**
+   * Jobs one client (the Client-Id header) may have queued or running; 0: no per-client quota (the course's).
+   * @defaultValue 0
+   */
   clientQuota: wholeNumber('CLIENT_QUOTA', 0, { min: 0, max: 1_000_000 }),
+  /** An export of at most this many products goes to exports.fast, a larger one to exports.bulk. @defaultValue 30 */
   fastMaxRows: wholeNumber('FAST_MAX_ROWS', 30, { min: 1, max: 100 }),
+  /**
+   * `counter`: the lab's gate (reads a counter kept in the gate row); `count`: the course's (COUNTs the jobs under
+   * the lock). @defaultValue 'counter'
+   */
   admissionGate: choice('ADMISSION_GATE', 'counter', GATE_DESIGNS),
+  /**
+   * A lock-wait timeout or deadlock re-runs the whole admission transaction this many times before answering 503.
+   * @defaultValue 3
+   */
   admissionRetries: wholeNumber('ADMISSION_RETRIES', 3, { min: 0, max: 10 }),
+  /** The Retry-After header of a 503 or 429. @defaultValue 5 */
   retryAfterSeconds: wholeNumber('RETRY_AFTER_SECONDS', 5, { min: 1, max: 3600 }),
 });
 export type AdmissionOptionValues = ReturnType<typeof ADMISSION_OPTIONS.defaults>;
@@ -76,20 +95,25 @@ export const COURSE_TIMINGS: Readonly<AdmissionOptionValues> = ADMISSION_OPTIONS
 /** What verify and the tests run with: lesson 12's short timings; the admission values stay the course's. */
 export const SHORT_TIMINGS: Readonly<Partial<AdmissionOptionValues>> = { ...OUTBOX_SHORT_TIMINGS };
 
-/** Reads the options (lesson 12's own checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
+/** Reads the options (lesson 12's own checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
 export function readAdmissionOptions(options: ReadOptions<AdmissionOptionValues> = {}): AdmissionOptionValues {
   const values = ADMISSION_OPTIONS.read(options);
   const outbox = readOutboxOptions({ env: {}, overrides: pickOutbox(values) });
   return { ...values, ...outbox };
 }
 
-/** The short timings, for verify and tests; `COURSE_TIMINGS=1` still wins. */
-export function readShortAdmissionOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AdmissionOptionValues> = {}): AdmissionOptionValues {
+/** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
+export function readShortAdmissionOptions(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<AdmissionOptionValues> = {},
+): AdmissionOptionValues {
   return readAdmissionOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
 }
 
 function pickOutbox(values: AdmissionOptionValues) {
-  return Object.fromEntries(Object.keys(OUTBOX_OPTIONS.specs).map((key) => [key, values[key as keyof AdmissionOptionValues]]));
+  return Object.fromEntries(
+    Object.keys(OUTBOX_OPTIONS.specs).map((key) => [key, values[key as keyof AdmissionOptionValues]]),
+  );
 }
 
 /** "…; limit 100 (counter gate), client quota off, fast <= 30 rows" after lesson 12's words. */
@@ -106,7 +130,12 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
+/** The database holding the jobs, the outbox and the gate. @defaultValue JOBS_DATABASE (`tasks_lab13`) */
 const database = name('JOBS_DATABASE', JOBS_DATABASE);
+/**
+ * The workers' and the publisher's BullMQ key prefix (verify's experiments use prefixes of their own).
+ * @defaultValue QUEUE_PREFIX (`tasks-lab13`)
+ */
 const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
 
 /** `pnpm publisher`: lesson 12's publisher on lab 13's database; each event names its queue. */
@@ -123,9 +152,14 @@ export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_O
  */
 export const WORKER_PROCESS_OPTIONS = defineOptions({
   ...OUTBOX_WORKER_PROCESS_OPTIONS.specs,
-  concurrency: wholeNumber('WORKER_CONCURRENCY', 1, { min: 1, max: 64 }),
+  /**
+   * Jobs one worker runs at once: the course's `--concurrency=1` (lesson 08's variable and bounds).
+   * @defaultValue 1
+   */
+  concurrency: { ...OUTBOX_WORKER_PROCESS_OPTIONS.specs.concurrency, default: 1 },
   database,
   queuePrefix,
+  /** Where the workers write artifacts. @defaultValue ARTIFACTS_DIR (`labs/13-admission/artifacts`) */
   artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
 });
 export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;

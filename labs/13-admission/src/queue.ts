@@ -9,12 +9,17 @@ import { BULK_QUEUE, FAST_QUEUE, QUEUE_PREFIX, ROUTES, type Route, type RouteQue
 export { QUEUE_PREFIX };
 
 /** One of lesson 13's queues under `prefix` (the lab's, unless BULLMQ_PREFIX names another). */
-export const exportsAddress = (queueName: RouteQueue, prefix: string = QUEUE_PREFIX): QueueAddress => ({ prefix, queueName });
+export const exportsAddress = (queueName: RouteQueue, prefix: string = QUEUE_PREFIX): QueueAddress => ({
+  prefix,
+  queueName,
+});
 
 /** `fast` / `bulk` (the worker's command-line word) to its queue; anything else is refused with the choices. */
 export function routeNamed(word: string | undefined): { route: Route; queueName: RouteQueue } {
   if (word === 'fast' || word === 'bulk') return { route: word, queueName: ROUTES[word] };
-  throw new Error(`say which queue this worker consumes: \`fast\` (${ROUTES.fast}) or \`bulk\` (${ROUTES.bulk}); got ${JSON.stringify(word ?? '')}`);
+  throw new Error(
+    `say which queue this worker consumes: \`fast\` (${ROUTES.fast}) or \`bulk\` (${ROUTES.bulk}); got ${JSON.stringify(word ?? '')}`,
+  );
 }
 
 /**

@@ -7,17 +7,29 @@
 //   ADMISSION_GATE=count pnpm start             the course's lock-and-count gate
 import type { Express } from 'express';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
+import { idempotent, onShutdown, runMain, type HttpTimeouts } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS, type ApiServices } from '@tasks-lab/12-outbox';
 import { createApp, type AppOptions } from './app.ts';
-import { describeTimings, LAB, readAdmissionOptions, SERVER_PROCESS_OPTIONS, type AdmissionOptionValues } from './options.ts';
+import {
+  describeTimings,
+  LAB,
+  readAdmissionOptions,
+  SERVER_PROCESS_OPTIONS,
+  type AdmissionOptionValues,
+} from './options.ts';
 
 export { SHUTDOWN_GRACE_MS };
 
 /** Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the Redis client. */
-export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
-  return listen(app, port);
+export function startServer(
+  port: number,
+  options: AppOptions,
+  app: Express = createApp(options),
+  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
+  timeouts: Partial<HttpTimeouts> = {},
+): Promise<RunningServer> {
+  return listen(app, port, timeouts);
 }
 
 export interface ServerProcessSettings<O extends AdmissionOptionValues> {
@@ -36,7 +48,9 @@ export interface ServerProcessSettings<O extends AdmissionOptionValues> {
 }
 
 /** The process: infra, migrations, lesson 12's pool and nudge client, the server, a clean stop on SIGTERM/Ctrl-C. */
-export async function runServerProcess<O extends AdmissionOptionValues>(settings: ServerProcessSettings<O>): Promise<void> {
+export async function runServerProcess<O extends AdmissionOptionValues>(
+  settings: ServerProcessSettings<O>,
+): Promise<void> {
   const { options } = settings;
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
@@ -57,12 +71,19 @@ export async function runServerProcess<O extends AdmissionOptionValues>(settings
     }),
     { graceMs: SHUTDOWN_GRACE_MS },
   );
-  console.log(`listening on ${running.url}: database ${settings.database}, ${(settings.describe ?? describeTimings)(options)}`);
+  console.log(
+    `listening on ${running.url}: database ${settings.database}, ${(settings.describe ?? describeTimings)(options)}`,
+  );
 }
 
 async function main(): Promise<void> {
   const settings = SERVER_PROCESS_OPTIONS.read();
-  await runServerProcess({ lab: LAB, database: settings.database, port: settings.port, options: readAdmissionOptions() });
+  await runServerProcess({
+    lab: LAB,
+    database: settings.database,
+    port: settings.port,
+    options: readAdmissionOptions(),
+  });
 }
 
 runMain(import.meta.url, main);

@@ -12,9 +12,22 @@
 //   WORKER_CONCURRENCY=2 pnpm worker:fast             two fast exports at once
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { onShutdown, runMain } from '@tasks-lab/lab-kit';
-import { exportFaults, startExportWorker, WORKER_SHUTDOWN_GRACE_MS, type RunningExportWorker, type StartExportWorkerOptions } from '@tasks-lab/11-mysql-leases';
+import {
+  exportFaults,
+  startExportWorker,
+  WORKER_SHUTDOWN_GRACE_MS,
+  type RunningExportWorker,
+  type StartExportWorkerOptions,
+} from '@tasks-lab/11-mysql-leases';
 import { finishAndLeave } from './gate.ts';
-import { describeTimings, LAB, readAdmissionOptions, WORKER_PROCESS_OPTIONS, type RouteQueue, type WorkerProcessOptionValues } from './options.ts';
+import {
+  describeTimings,
+  LAB,
+  readAdmissionOptions,
+  WORKER_PROCESS_OPTIONS,
+  type RouteQueue,
+  type WorkerProcessOptionValues,
+} from './options.ts';
 import { exportsAddress, routeNamed } from './queue.ts';
 
 export interface StartRouteWorkerOptions extends Omit<StartExportWorkerOptions, 'address' | 'process'> {
@@ -34,11 +47,19 @@ export function startRouteWorker(options: StartRouteWorkerOptions): Promise<Runn
 }
 
 /** One line per delivery, naming the queue: a check can tell which worker took which job. */
-export function logDeliveries(running: RunningExportWorker, queueName: string, log: (line: string) => void = console.log): void {
+export function logDeliveries(
+  running: RunningExportWorker,
+  queueName: string,
+  log: (line: string) => void = console.log,
+): void {
   running.worker.on('completed', (job, outcome) => {
-    log(`${queueName} delivered job ${outcome.job_id} (BullMQ id ${job.id}): claimed ${outcome.claimed}, published ${outcome.published}`);
+    log(
+      `${queueName} delivered job ${outcome.job_id} (BullMQ id ${job.id}): claimed ${outcome.claimed}, published ${outcome.published}`,
+    );
   });
-  running.worker.on('failed', (job, err) => log(`${queueName} delivery of job ${job?.data.job_id ?? '?'} (BullMQ id ${job?.id ?? '?'}) failed: ${err.message}`));
+  running.worker.on('failed', (job, err) =>
+    log(`${queueName} delivery of job ${job?.data.job_id ?? '?'} (BullMQ id ${job?.id ?? '?'}) failed: ${err.message}`),
+  );
 }
 
 async function main(): Promise<void> {
@@ -53,7 +74,8 @@ async function main(): Promise<void> {
   logDeliveries(running, queueName);
   onShutdown(running.close, { graceMs: WORKER_SHUTDOWN_GRACE_MS });
   console.log(
-    `export worker ${process.pid} ready: queue ${queueName} (prefix ${settings.queuePrefix}), database ${settings.database}, ` + `concurrency ${settings.concurrency}, ${describeTimings(timings)}; ${faults.describe()}`,
+    `export worker ${process.pid} ready: queue ${queueName} (prefix ${settings.queuePrefix}), database ${settings.database}, ` +
+      `concurrency ${settings.concurrency}, ${describeTimings(timings)}; ${faults.describe()}`,
   );
 }
 

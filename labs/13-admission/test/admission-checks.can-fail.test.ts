@@ -29,24 +29,89 @@ const overLimit = /\b([6-9]|\d{2,}) × 202/;
 describe('admission checks can fail', () => {
   const suite = canFailSuite(buildAdmissionChecks);
   // The burst, the course's gate.
-  suite.breaks('burst-admits-exactly-limit-count-gate', 'the count gate counts without locking the gate row', broken(locklessCountGate), { observed: overLimit });
-  suite.breaks('burst-admits-exactly-limit-count-gate', 'a full service throws a plain Error', broken(capacityAs500), { observed: /45 × 500/ });
-  suite.breaks('burst-gate-reads-under-lock-count-gate', 'the count gate counts without locking the gate row', broken(locklessCountGate), { observed: /not under the lock.*another session saw \d+ jobs/ });
-  suite.breaks('burst-refusals-leave-nothing-count-gate', 'the count gate never keeps the counter', broken(countGateWithoutCounter), { observed: /gate counter 0, counted active 5/ });
+  suite.breaks(
+    'burst-admits-exactly-limit-count-gate',
+    'the count gate counts without locking the gate row',
+    broken(locklessCountGate),
+    { observed: overLimit },
+  );
+  suite.breaks('burst-admits-exactly-limit-count-gate', 'a full service throws a plain Error', broken(capacityAs500), {
+    observed: /45 × 500/,
+  });
+  suite.breaks(
+    'burst-gate-reads-under-lock-count-gate',
+    'the count gate counts without locking the gate row',
+    broken(locklessCountGate),
+    { observed: /not under the lock.*another session saw \d+ jobs/ },
+  );
+  suite.breaks(
+    'burst-refusals-leave-nothing-count-gate',
+    'the count gate never keeps the counter',
+    broken(countGateWithoutCounter),
+    { observed: /gate counter 0, counted active 5/ },
+  );
   // The burst, the lab's gate.
-  suite.breaks('burst-admits-exactly-limit-counter-gate', 'a full service answers 503 without Retry-After', broken(capacityWithoutRetryAfter), { observed: /Retry-After: 45 × none/ });
-  suite.breaks('burst-admits-exactly-limit-counter-gate', 'the counter is read without FOR UPDATE', broken(locklessCounterGate), { observed: overLimit });
-  suite.breaks('burst-gate-reads-under-lock-counter-gate', 'the counter is read without FOR UPDATE', broken(locklessCounterGate), { observed: /not under the lock/ });
-  suite.breaks('burst-gate-reads-under-lock-counter-gate', "the gate's readings are not reported", broken(admissionsNotReported), { observed: /^0 admissions logged/ });
-  suite.breaks('burst-refusals-leave-nothing-counter-gate', 'the gate runs in its own transaction after the job committed', broken(gateAfterCommit), { observed: /50 jobs, 50 events/ });
+  suite.breaks(
+    'burst-admits-exactly-limit-counter-gate',
+    'a full service answers 503 without Retry-After',
+    broken(capacityWithoutRetryAfter),
+    { observed: /Retry-After: 45 × none/ },
+  );
+  suite.breaks(
+    'burst-admits-exactly-limit-counter-gate',
+    'the counter is read without FOR UPDATE',
+    broken(locklessCounterGate),
+    { observed: overLimit },
+  );
+  suite.breaks(
+    'burst-gate-reads-under-lock-counter-gate',
+    'the counter is read without FOR UPDATE',
+    broken(locklessCounterGate),
+    { observed: /not under the lock/ },
+  );
+  suite.breaks(
+    'burst-gate-reads-under-lock-counter-gate',
+    "the gate's readings are not reported",
+    broken(admissionsNotReported),
+    { observed: /^0 admissions logged/ },
+  );
+  suite.breaks(
+    'burst-refusals-leave-nothing-counter-gate',
+    'the gate runs in its own transaction after the job committed',
+    broken(gateAfterCommit),
+    { observed: /50 jobs, 50 events/ },
+  );
   // The per-client quota.
-  suite.breaks('client-quota-answers-429', 'the quota is never applied', broken(quotaIgnored), { observed: /alice sent 5 at once: 5 × 202/ });
-  suite.breaks('client-quota-answers-429', "the quota counts every client's jobs", broken(quotaCountsEveryClient), { observed: /then bob: 429/ });
-  suite.breaks('client-quota-off-by-default', 'a quota of 2 applies when none is set', broken(quotaOnByDefault), { observed: /3 × 429/ });
+  suite.breaks('client-quota-answers-429', 'the quota is never applied', broken(quotaIgnored), {
+    observed: /alice sent 5 at once: 5 × 202/,
+  });
+  suite.breaks('client-quota-answers-429', "the quota counts every client's jobs", broken(quotaCountsEveryClient), {
+    observed: /then bob: 429/,
+  });
+  suite.breaks('client-quota-off-by-default', 'a quota of 2 applies when none is set', broken(quotaOnByDefault), {
+    observed: /3 × 429/,
+  });
   // The gate held by another session.
-  suite.breaks('lock-wait-retried-then-admitted', 'a lock-wait timeout is not retried and escapes', broken(lockWaitAs500), { observed: /answered 500/ });
-  suite.breaks('lock-wait-retried-then-admitted', 'the admission never retries', broken(neverRetries), { observed: /answered 503 admission-busy/ });
-  suite.breaks('lock-wait-exhausted-503-nothing-created', 'a lock-wait timeout is not retried and escapes', broken(lockWaitAs500), { observed: /answered 500/ });
-  suite.breaks('lock-wait-exhausted-503-nothing-created', 'a busy gate admits the job anyway', broken(admitsWhenGateBusy), { observed: /answered 202.*jobs 0 -> 1, events 0 -> 1/ });
+  suite.breaks(
+    'lock-wait-retried-then-admitted',
+    'a lock-wait timeout is not retried and escapes',
+    broken(lockWaitAs500),
+    { observed: /answered 500/ },
+  );
+  suite.breaks('lock-wait-retried-then-admitted', 'the admission never retries', broken(neverRetries), {
+    observed: /answered 503 admission-busy/,
+  });
+  suite.breaks(
+    'lock-wait-exhausted-503-nothing-created',
+    'a lock-wait timeout is not retried and escapes',
+    broken(lockWaitAs500),
+    { observed: /answered 500/ },
+  );
+  suite.breaks(
+    'lock-wait-exhausted-503-nothing-created',
+    'a busy gate admits the job anyway',
+    broken(admitsWhenGateBusy),
+    { observed: /answered 202.*jobs 0 -> 1, events 0 -> 1/ },
+  );
   suite.coversEveryCheck();
 });

@@ -26,7 +26,10 @@ beforeEach(async () => {
 });
 
 async function rowCounts(): Promise<{ jobs: number; events: number }> {
-  const [[jobs], [events]] = await Promise.all([db.pool.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_jobs'), db.pool.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_outbox')]);
+  const [[jobs], [events]] = await Promise.all([
+    db.pool.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_jobs'),
+    db.pool.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM export_outbox'),
+  ]);
   return { jobs: Number(jobs[0]!.n), events: Number(events[0]!.n) };
 }
 
@@ -35,7 +38,11 @@ const codeOf = (reason: unknown) => (reason as { code?: string }).code;
 describe.each(GATE_DESIGNS)('the %s gate', (design) => {
   it('When 50 submissions race with a limit of 5, Then exactly 5 are admitted, each saw fewer than 5 under the lock, and the rest leave no row [test:gate-admits-exactly-limit]', async () => {
     const before = await rowCounts();
-    const settled = await Promise.allSettled(Array.from({ length: 50 }, () => admitExport(db.pool, [1, 2], { rules: { admissionLimit: 5, admissionGate: design } })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 50 }, () =>
+        admitExport(db.pool, [1, 2], { rules: { admissionLimit: 5, admissionGate: design } }),
+      ),
+    );
     const admitted = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const refusals = settled.flatMap((s) => (s.status === 'rejected' ? [codeOf(s.reason)] : []));
     expect(admitted).toHaveLength(5);
@@ -44,15 +51,22 @@ describe.each(GATE_DESIGNS)('the %s gate', (design) => {
     expect(admitted.every((a) => a.admission!.design === design)).toBe(true);
     const after = await rowCounts();
     expect({ jobs: after.jobs - before.jobs, events: after.events - before.events }).toEqual({ jobs: 5, events: 5 });
-    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({ counter: 5, active: 5 });
+    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({
+      counter: 5,
+      active: 5,
+    });
   });
 
   it('When one client is over its quota, Then it is refused with 429 while another client is admitted [test:gate-client-quota]', async () => {
     const rules = { admissionGate: design, clientQuota: 2 };
-    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => admitExport(db.pool, [1], { rules, clientId: 'alice' })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 5 }, () => admitExport(db.pool, [1], { rules, clientId: 'alice' })),
+    );
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(2);
     expect(settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []))).toEqual(
-      Array.from({ length: 3 }, () => expect.objectContaining({ code: 'client-quota-exceeded', status: 429, headers: { 'Retry-After': '5' } })),
+      Array.from({ length: 3 }, () =>
+        expect.objectContaining({ code: 'client-quota-exceeded', status: 429, headers: { 'Retry-After': '5' } }),
+      ),
     );
     const bob = await admitExport(db.pool, [1], { rules, clientId: 'bob' });
     expect(bob.admission).toMatchObject({ clientId: 'bob', clientActiveBefore: 0, activeBefore: 2 });
@@ -61,18 +75,34 @@ describe.each(GATE_DESIGNS)('the %s gate', (design) => {
 
 describe('admission', () => {
   it('When the service is full, Then a replay of an admitted Idempotency-Key still answers its job and creates nothing [test:replay-passes-no-gate]', async () => {
-    const first = await admitExport(db.pool, [3, 1], { rules: { admissionLimit: 1 }, idempotencyKey: 'replay-when-full' });
+    const first = await admitExport(db.pool, [3, 1], {
+      rules: { admissionLimit: 1 },
+      idempotencyKey: 'replay-when-full',
+    });
     const before = await rowCounts();
-    const replay = await admitExport(db.pool, [3, 1], { rules: { admissionLimit: 1 }, idempotencyKey: 'replay-when-full' });
-    expect(replay).toMatchObject({ jobId: first.jobId, eventId: first.eventId, created: false, queueName: 'exports.fast' });
+    const replay = await admitExport(db.pool, [3, 1], {
+      rules: { admissionLimit: 1 },
+      idempotencyKey: 'replay-when-full',
+    });
+    expect(replay).toMatchObject({
+      jobId: first.jobId,
+      eventId: first.eventId,
+      created: false,
+      queueName: 'exports.fast',
+    });
     expect(replay.admission).toBeUndefined();
     expect(await rowCounts()).toEqual(before);
-    await expect(admitExport(db.pool, [2], { rules: { admissionLimit: 1 } })).rejects.toMatchObject({ code: 'capacity-exceeded', status: 503 });
+    await expect(admitExport(db.pool, [2], { rules: { admissionLimit: 1 } })).rejects.toMatchObject({
+      code: 'capacity-exceeded',
+      status: 503,
+    });
   });
 
   it('When a product is missing, Then the submission is a 4xx and the counter does not move [test:missing-product-no-entry]', async () => {
     for (const admissionGate of GATE_DESIGNS) {
-      await expect(admitExport(db.pool, [1, 999_999], { rules: { admissionGate } })).rejects.toMatchObject({ code: 'missing-products' });
+      await expect(admitExport(db.pool, [1, 999_999], { rules: { admissionGate } })).rejects.toMatchObject({
+        code: 'missing-products',
+      });
     }
     expect(await readGateCounter(db.pool)).toBe(0);
   });
@@ -82,7 +112,10 @@ describe('admission', () => {
     const bulk = await admitExport(db.pool, ids(31));
     const fast = await admitExport(db.pool, [...ids(30), 30]);
     expect([bulk.queueName, fast.queueName]).toEqual(['exports.bulk', 'exports.fast']);
-    expect([(await readEvent(db.pool, bulk.eventId))?.queueName, (await readEvent(db.pool, fast.eventId))?.queueName]).toEqual(['exports.bulk', 'exports.fast']);
+    expect([
+      (await readEvent(db.pool, bulk.eventId))?.queueName,
+      (await readEvent(db.pool, fast.eventId))?.queueName,
+    ]).toEqual(['exports.bulk', 'exports.fast']);
   });
 
   it('When the holder finishes, Then the job leaves the counter in the same transaction; a second finish changes nothing [test:finish-leaves-gate]', async () => {
@@ -92,7 +125,10 @@ describe('admission', () => {
     expect(await finishAndLeave(db.pool, jobId, claimed!.token, `${jobId}.${claimed!.token}.json`)).toBe(true);
     expect(await readGateCounter(db.pool)).toBe(0);
     expect(await finishAndLeave(db.pool, jobId, claimed!.token, `${jobId}.${claimed!.token}.json`)).toBe(false);
-    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({ counter: 0, active: 0 });
+    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({
+      counter: 0,
+      active: 0,
+    });
   });
 
   it('When an exit has no entry, Then the CHECK refuses to take the counter below zero [test:counter-never-negative]', async () => {
@@ -124,7 +160,11 @@ describe('admission', () => {
     const before = await rowCounts();
     await withTransaction(db.pool, async (holder) => {
       await holder.query(LOCK_GATE);
-      await expect(admitExport(db.pool, [1], { rules: { admissionRetries: 1 } })).rejects.toMatchObject({ code: 'admission-busy', status: 503, headers: { 'Retry-After': '5' } });
+      await expect(admitExport(db.pool, [1], { rules: { admissionRetries: 1 } })).rejects.toMatchObject({
+        code: 'admission-busy',
+        status: 503,
+        headers: { 'Retry-After': '5' },
+      });
     });
     expect(await rowCounts()).toEqual(before);
   }, 20_000);
@@ -133,7 +173,11 @@ describe('admission', () => {
     // A real connection attempt to a port nothing listens on: refused by the kernel.
     const nowhere = mysql.createPool({ host: '127.0.0.1', port: 1, user: 'nobody', connectTimeout: 500 });
     try {
-      await expect(admitExport(nowhere, [1])).rejects.toMatchObject({ code: 'database-unavailable', status: 503, headers: { 'Retry-After': '5' } });
+      await expect(admitExport(nowhere, [1])).rejects.toMatchObject({
+        code: 'database-unavailable',
+        status: 503,
+        headers: { 'Retry-After': '5' },
+      });
     } finally {
       await nowhere.end();
     }

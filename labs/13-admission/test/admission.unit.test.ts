@@ -7,7 +7,12 @@ import { routeNamed } from '../src/queue.ts';
 
 describe('routeFor', () => {
   it('When an export has at most 30 rows, Then it goes to exports.fast; 31 and more go to exports.bulk [test:route-boundary-30]', () => {
-    expect([1, 30, 31, 100].map((rows) => routeFor(rows))).toEqual(['exports.fast', 'exports.fast', 'exports.bulk', 'exports.bulk']);
+    expect([1, 30, 31, 100].map((rows) => routeFor(rows))).toEqual([
+      'exports.fast',
+      'exports.fast',
+      'exports.bulk',
+      'exports.bulk',
+    ]);
   });
 
   it('When the threshold is configured, Then it moves the boundary', () => {
@@ -26,20 +31,28 @@ describe('checkClientId', () => {
 
   it('When the Client-Id is empty, too long, or holds spaces, commas or control characters, Then it is a 400 [test:client-id-checked]', () => {
     for (const bad of ['', 'x'.repeat(65), 'a b', 'a,b', 'a\u0000b', 'é']) {
-      expect(() => checkClientId(bad), JSON.stringify(bad)).toThrow(expect.objectContaining({ code: 'invalid-client-id', status: 400 }));
+      expect(() => checkClientId(bad), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({ code: 'invalid-client-id', status: 400 }),
+      );
     }
   });
 });
 
 describe('unreachableReason', () => {
   it('When mysql2 or a socket reports that the database did not answer, Then its code is the reason', () => {
-    expect(unreachableReason(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3307'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED');
-    expect(unreachableReason(Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }))).toBe('PROTOCOL_CONNECTION_LOST');
+    expect(
+      unreachableReason(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3307'), { code: 'ECONNREFUSED' })),
+    ).toBe('ECONNREFUSED');
+    expect(unreachableReason(Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }))).toBe(
+      'PROTOCOL_CONNECTION_LOST',
+    );
     expect(unreachableReason(new DatabaseUnavailableError('tasks_lab13', 'ECONNREFUSED'))).toBe('ECONNREFUSED');
   });
 
   it('When the error is anything else (a constraint, a syntax error, a plain bug), Then it is not "unreachable"', () => {
-    expect(unreachableReason(Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY', errno: 1062 }))).toBeUndefined();
+    expect(
+      unreachableReason(Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY', errno: 1062 })),
+    ).toBeUndefined();
     expect(unreachableReason(new TypeError('x is undefined'))).toBeUndefined();
   });
 });

@@ -50,7 +50,11 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 const post = (url: string, key: string) =>
-  fetch(`${url}/exports`, { method: 'POST', headers: { 'content-type': 'application/json', 'Idempotency-Key': key }, body: JSON.stringify({ product_ids: [1, 2] }) });
+  fetch(`${url}/exports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
+    body: JSON.stringify({ product_ids: [1, 2] }),
+  });
 
 const JOB_BY_KEY = 'SELECT id FROM export_jobs WHERE idempotency_key = ?';
 
@@ -102,12 +106,22 @@ describe('a database that stops answering', () => {
     // A real connection attempt to a port nothing listens on: refused by the kernel.
     const nowhere = mysql.createPool({ host: '127.0.0.1', port: 1, user: 'nobody', connectTimeout: 500 });
     const logs: string[] = [];
-    const api = await startServer(0, { pool: nowhere, nudge: async () => 0, onAdmission: () => {}, log: (line) => logs.push(line) });
+    const api = await startServer(0, {
+      pool: nowhere,
+      nudge: async () => 0,
+      onAdmission: () => {},
+      log: (line) => logs.push(line),
+    });
     try {
       for (const path of ['/exports/0f9d3c2e-8a4b-4c1d-9e2f-3a4b5c6d7e8f', '/backlog']) {
         const answer = await fetch(`${api.url}${path}`);
         const body = (await answer.json()) as { error: string };
-        expect([path, answer.status, body.error, answer.headers.get('retry-after')]).toEqual([path, 503, 'database-unavailable', '5']);
+        expect([path, answer.status, body.error, answer.headers.get('retry-after')]).toEqual([
+          path,
+          503,
+          'database-unavailable',
+          '5',
+        ]);
       }
       expect(logs.some((line) => line.startsWith('unexpected error'))).toBe(false);
     } finally {

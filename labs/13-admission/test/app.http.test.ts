@@ -30,7 +30,13 @@ async function rowsAndGate(): Promise<{ jobs: number; events: number; gate: numb
 }
 
 async function withApi<T>(rules: Partial<AdmissionRules>, work: (api: RunningServer) => Promise<T>): Promise<T> {
-  const api = await startServer(0, { pool: db.pool, nudge: async () => 0, rules, onAdmission: () => {}, log: () => {} });
+  const api = await startServer(0, {
+    pool: db.pool,
+    nudge: async () => 0,
+    rules,
+    onAdmission: () => {},
+    log: () => {},
+  });
   try {
     return await work(api);
   } finally {
@@ -78,10 +84,20 @@ describe('POST /exports: the Client-Id header', () => {
   it('When the Client-Id is too long, holds a space, a tab or a non-ASCII byte, Then the answer is 400 invalid-client-id and no row is written [test:bad-client-id-no-row]', async () => {
     await withApi({}, async (api) => {
       const before = await rowsAndGate();
-      const bad = { 'too long': 'c'.repeat(65), 'a space': 'acme corp', 'a tab': 'acme\tcorp', 'a non-ASCII byte': 'caf\u00e9', empty: '' };
+      const bad = {
+        'too long': 'c'.repeat(65),
+        'a space': 'acme corp',
+        'a tab': 'acme\tcorp',
+        'a non-ASCII byte': 'caf\u00e9',
+        empty: '',
+      };
       for (const [what, clientId] of Object.entries(bad)) {
         // node:http sends the value as written (latin1 bytes): fetch would refuse some of them.
-        const answer = await sendRaw(api.url, '/exports', { method: 'POST', headers: { ...JSON_TYPE, 'Client-Id': clientId }, body: body([1]) });
+        const answer = await sendRaw(api.url, '/exports', {
+          method: 'POST',
+          headers: { ...JSON_TYPE, 'Client-Id': clientId },
+          body: body([1]),
+        });
         expect(answer.status, `${what}: ${answer.text.slice(0, 120)}`).toBe(400);
         expect(answer.headers['content-type'], what).toMatch(/^application\/json/);
         expect((answer.json as { error?: string }).error, what).toBe('invalid-client-id');
@@ -172,8 +188,12 @@ describe('GET /backlog', () => {
       expect(Object.keys(backlog).sort()).toEqual(['byQueue', 'byStatus', 'gateCounter', 'unpublished']);
       // Nobody runs a worker or a publisher here: every job is queued, every event unsent, all of them fast.
       expect(backlog.byStatus).toEqual([{ status: 'queued', jobs: active, oldestAgeSeconds: expect.any(Number) }]);
-      expect(backlog.byQueue).toEqual([{ queueName: FAST_QUEUE, status: 'queued', jobs: active, oldestAgeSeconds: expect.any(Number) }]);
-      expect(backlog.unpublished).toEqual([{ queueName: FAST_QUEUE, events: active, oldestAgeSeconds: expect.any(Number) }]);
+      expect(backlog.byQueue).toEqual([
+        { queueName: FAST_QUEUE, status: 'queued', jobs: active, oldestAgeSeconds: expect.any(Number) },
+      ]);
+      expect(backlog.unpublished).toEqual([
+        { queueName: FAST_QUEUE, events: active, oldestAgeSeconds: expect.any(Number) },
+      ]);
       expect(backlog.byStatus[0]!.oldestAgeSeconds).toBeGreaterThan(0);
       expect(backlog.gateCounter).toBe(active);
     });

@@ -19,7 +19,10 @@ afterAll(() => db?.drop());
 /** One submission through the student's gate step; 'full' when the gate refused it. */
 async function submitThroughGate(limit: number): Promise<'admitted' | 'full'> {
   try {
-    await submitWithEvent(db!.pool, [1], { queueName: FAST_QUEUE, steps: { beforeCommit: async (tx) => void (await enterGate(tx, limit)) } });
+    await submitWithEvent(db!.pool, [1], {
+      queueName: FAST_QUEUE,
+      steps: { beforeCommit: async (tx) => void (await enterGate(tx, limit)) },
+    });
     return 'admitted';
   } catch (err) {
     if ((err as { code?: unknown }).code === 'capacity-exceeded') return 'full';
@@ -47,6 +50,10 @@ describe('exercise: the counter gate, limit 5', () => {
     const producer = () => Promise.all(Array.from({ length: 20 }, () => submitThroughGate(5)));
     const [a, b] = await Promise.all([producer(), producer()]);
     const admitted = [...a, ...b].filter((outcome) => outcome === 'admitted').length;
-    expect({ admitted, active: await countActiveJobs(db!.pool), counter: await readGateCounter(db!.pool) }).toEqual({ admitted: 5, active: 5, counter: 5 });
+    expect({ admitted, active: await countActiveJobs(db!.pool), counter: await readGateCounter(db!.pool) }).toEqual({
+      admitted: 5,
+      active: 5,
+      counter: 5,
+    });
   });
 });

@@ -1,6 +1,11 @@
 // Lesson 13's options: the admission rules, validated once, the course's values by default.
 import { describe, expect, it } from 'vitest';
-import { describeTimings, readAdmissionOptions, readShortAdmissionOptions, SERVER_PROCESS_OPTIONS } from '../src/options.ts';
+import {
+  describeTimings,
+  readAdmissionOptions,
+  readShortAdmissionOptions,
+  SERVER_PROCESS_OPTIONS,
+} from '../src/options.ts';
 
 describe('admission options', () => {
   it("When nothing is set, Then the course's values apply: limit 100, fast <= 30 rows, Retry-After 5, no client quota", () => {
@@ -15,7 +20,9 @@ describe('admission options', () => {
   });
 
   it('When a rule is out of bounds or not a number, Then it is refused with the variable and its bounds', () => {
-    expect(() => readAdmissionOptions({ env: { ADMISSION_LIMIT: '0' } })).toThrow(/ADMISSION_LIMIT must be a whole number from 1 to/);
+    expect(() => readAdmissionOptions({ env: { ADMISSION_LIMIT: '0' } })).toThrow(
+      /ADMISSION_LIMIT must be a whole number from 1 to/,
+    );
     expect(() => readAdmissionOptions({ env: { CLIENT_QUOTA: '-1' } })).toThrow(/CLIENT_QUOTA/);
     expect(() => readAdmissionOptions({ env: { ADMISSION_GATE: 'mutex' } })).toThrow(/ADMISSION_GATE/);
     expect(() => readAdmissionOptions({ env: { FAST_MAX_ROWS: 'thirty' } })).toThrow(/FAST_MAX_ROWS/);
@@ -23,8 +30,8 @@ describe('admission options', () => {
     expect(() => readAdmissionOptions({ env: { OUTBOX_CLAIM_MS: '0' } })).toThrow(/OUTBOX_CLAIM_MS/);
   });
 
-  it("When COURSE_TIMINGS=1, Then the course's timings win over the short ones and the rules stay", () => {
-    const values = readShortAdmissionOptions({ COURSE_TIMINGS: '1', ADMISSION_LIMIT: '5' });
+  it("When USE_COURSE_TIMINGS=1, Then the course's timings win over the short ones and the rules stay", () => {
+    const values = readShortAdmissionOptions({ USE_COURSE_TIMINGS: '1', ADMISSION_LIMIT: '5' });
     expect(values).toMatchObject({ leaseMs: 30_000, claimMs: 30_000, admissionLimit: 5 });
     expect(describeTimings(values)).toMatch(/limit 5 \(counter gate\), client quota off, fast <= 30 rows/);
   });

@@ -3,13 +3,17 @@
 // insert a job, and the second one's slot INSERT waits for the first transaction, then
 // fails with 1062 (duplicate key). lesson 13's admitExport has rolled the loser's whole
 // transaction back (its job and its event too) by the time the error reaches you here.
-// Check your answer: pnpm lab 14 --exercise   (hint: pnpm lab 14 --hint)
+// Check your answer: pnpm -w lab 14 --exercise   (hint: pnpm -w lab 14 --hint)
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { admitExport, BULK_QUEUE } from '@tasks-lab/13-admission';
-import { INSERT_SLOT } from '../src/schedule-queries.ts';
-import { jobOfSlot, type ScheduleResult } from '../src/schedule.ts';
+import { INSERT_SLOT } from '../src/slot-queries.ts';
+import { jobOfSlot, type ScheduleResult } from '../src/schedule-once.ts';
 
-export async function scheduleOnce(pool: Pool, slotKey: string, productIds: readonly number[]): Promise<ScheduleResult> {
+export async function scheduleOnce(
+  pool: Pool,
+  slotKey: string,
+  productIds: readonly number[],
+): Promise<ScheduleResult> {
   const earlier = await jobOfSlot(pool, slotKey);
   if (earlier) return { status: 'already-scheduled', slotKey, jobId: earlier };
   const admitted = await admitExport(pool, productIds, {

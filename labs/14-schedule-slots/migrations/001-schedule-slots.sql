@@ -3,7 +3,7 @@
 -- keeps the evidence that the slot was scheduled; the foreign key says which job it made.
 -- Written in the same transaction as the job and its outbox event: job -> slot -> event
 -- (the foreign key is checked at once, so the job must exist before its slot).
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+ (see the notes on SQL dialects).
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 CREATE TABLE IF NOT EXISTS export_schedule_slots (
   -- ASCII, compared byte for byte: 'shop-export:20260101T1000' and '...t1000' are two slots.

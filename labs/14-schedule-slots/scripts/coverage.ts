@@ -7,7 +7,11 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'A slot key has at most one job and one first outbox event',
-    gradedBy: ['check:same-slot-twice-one-job', 'check:concurrent-same-slot-one-job', 'test:schedule-concurrent-one-job'],
+    gradedBy: [
+      'check:same-slot-twice-one-job',
+      'check:concurrent-same-slot-one-job',
+      'test:schedule-concurrent-one-job',
+    ],
   },
   {
     section: 'learning-check',
@@ -17,18 +21,30 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'Slots are named in UTC, and minutes missed while the scheduler was down are not passed off as run',
-    gradedBy: ['test:execution-slot-utc-offset', 'test:execution-slot-zone-required', 'check:no-backfill-after-downtime'],
+    gradedBy: [
+      'test:execution-slot-utc-offset',
+      'test:execution-slot-zone-required',
+      'check:no-backfill-after-downtime',
+    ],
   },
   {
     section: 'learning-check',
     item: 'One simulated signal handled across a minute boundary makes two slots under the course label, recorded as different from same-slot merging',
-    gradedBy: ['check:redelivered-signal-course-label-two-slots', 'test:redelivery-course-label-two-slots', 'test:redelivery-course-label-not-one-job'],
+    gradedBy: [
+      'check:redelivered-signal-course-label-two-slots',
+      'test:redelivery-course-label-two-slots',
+      'test:redelivery-course-label-not-one-job',
+    ],
   },
   // Implementation decisions
   {
     section: 'implementation-decision',
     item: "The database's unique key merges the jobs of one slot; under the course's label a signal redelivered across minutes is not promised a single job",
-    gradedBy: ['check:concurrent-same-slot-one-job', 'check:redelivered-signal-course-label-two-slots', 'check:redelivered-signal-planned-key-one-slot'],
+    gradedBy: [
+      'check:concurrent-same-slot-one-job',
+      'check:redelivered-signal-course-label-two-slots',
+      'check:redelivered-signal-planned-key-one-slot',
+    ],
   },
   {
     section: 'implementation-decision',
@@ -39,24 +55,34 @@ export const COVERAGE = coverage([
     section: 'implementation-decision',
     item: 'How slow runs may overlap and how much catch-up is allowed are controlled separately',
     docOnly:
-      'the lab makes no catch-up runs at all (no backfill is graded) and keeps lesson 11 leases per job; an overlap policy per export type is described in the doc, not built',
+      "the lab has one catch-up rule, BullMQ's, and it is not a setting: after downtime ONE overdue run stands for all the missed planned times (check:no-backfill-after-downtime shows it); overlap is left to lesson 11's lease per job. A catch-up limit and an overlap policy per export type, set separately, are described in the doc, not built",
   },
   {
     section: 'implementation-decision',
     item: 'Fixed planned times and catch-up need a persisted next_due_at cursor with a unique (schedule, scheduled_at) slot, not advanced when admission refuses',
-    docOnly: 'the stronger design is described in the doc ("The stronger design the course points to"), not built; the lab keys slots on the planned time BullMQ already keeps',
+    docOnly:
+      'the stronger design is described in the doc ("The stronger design the course points to"), not built; the lab keys slots on the planned time BullMQ already keeps',
   },
   // The drill
   {
     section: 'drill',
-    item: 'Call one slot twice, handle one simulated signal across a minute boundary, stop the scheduler for two intervals: merged, a new slot, no automatic catch-up',
-    gradedBy: ['check:same-slot-twice-one-job', 'check:redelivered-signal-course-label-two-slots', 'check:no-backfill-after-downtime'],
+    item: "Call one slot twice, handle one simulated signal across a minute boundary, stop the scheduler for two intervals: merged, a new slot, no catch-up run per missed interval. Here the stopped part is the fast worker (it drives BullMQ's job scheduler), for 3.5 intervals of 1 s, and the check expects exactly ONE overdue slot for all the planned times it missed",
+    gradedBy: [
+      'check:same-slot-twice-one-job',
+      'check:redelivered-signal-course-label-two-slots',
+      'check:no-backfill-after-downtime',
+    ],
   },
   // Acceptance
   {
     section: 'acceptance',
     item: 'A repeated scheduling never creates two exports for one slot',
-    gradedBy: ['check:same-slot-twice-one-job', 'check:concurrent-same-slot-one-job', 'check:duplicate-slot-while-full-already-scheduled', 'check:redelivered-signal-planned-key-one-slot'],
+    gradedBy: [
+      'check:same-slot-twice-one-job',
+      'check:concurrent-same-slot-one-job',
+      'check:duplicate-slot-while-full-already-scheduled',
+      'check:redelivered-signal-planned-key-one-slot',
+    ],
   },
   {
     section: 'acceptance',
@@ -71,7 +97,11 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'Merging by execution minute is not passed off as exactly-once for the original signal; the cross-minute behaviour has experimental evidence',
-    gradedBy: ['check:redelivered-signal-course-label-two-slots', 'test:redelivery-course-label-not-one-job', 'check:redelivered-signal-planned-key-one-slot'],
+    gradedBy: [
+      'check:redelivered-signal-course-label-two-slots',
+      'test:redelivery-course-label-not-one-job',
+      'check:redelivered-signal-planned-key-one-slot',
+    ],
   },
   // Troubleshooting
   {
@@ -82,7 +112,8 @@ export const COVERAGE = coverage([
   {
     section: 'troubleshooting',
     item: "Periodic runs are assumed not to overlap: a slot stops a duplicate of one period, not two periods' runs at once; keep the job lease and decide skip, merge or limit per export type",
-    docOnly: 'the lab runs one bulk worker with concurrency 1, so consecutive periods never overlap in it; the doc states the policy choice, which the course leaves to the business',
+    docOnly:
+      'the lab runs one bulk worker with concurrency 1, so consecutive periods never overlap in it; the doc states the policy choice, which the course leaves to the business',
   },
   // The exercise
   {

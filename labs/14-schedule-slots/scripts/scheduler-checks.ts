@@ -33,18 +33,21 @@ const show = (value: unknown) => JSON.stringify(value);
 const shortId = (id: string) => `${id.slice(0, 8)}…`;
 /** 2026-01-01T10:00:03.123Z -> "10:00:03.123": the experiments last seconds, the date adds nothing. */
 const clock = (ms: number | undefined) => (ms === undefined ? 'none' : new Date(ms).toISOString().slice(11, 23));
-const exitOf = (run: CommandRun) => (run.exit.code === 0 ? 'exit 0' : `exit ${show(run.exit)}: ${run.lastLine.slice(0, 120)}`);
+const exitOf = (run: CommandRun) =>
+  run.exit.code === 0 ? 'exit 0' : `exit ${show(run.exit)}: ${run.lastLine.slice(0, 120)}`;
 
 // ---- 1. the signal and the export --------------------------------------------------
 
 function judgeSignal(e: SignalEvidence) {
   const t = e.tickJob;
   const expectedId = t ? `repeat:${e.scheduleId}:${t.plannedAt}` : undefined;
-  const signalOk = t !== undefined && t.name === SCHEDULE_TICK_JOB_NAME && t.queueName === FAST_QUEUE && t.id === expectedId;
+  const signalOk =
+    t !== undefined && t.name === SCHEDULE_TICK_JOB_NAME && t.queueName === FAST_QUEUE && t.id === expectedId;
   const eventOk = show(e.eventQueues) === show([BULK_QUEUE]);
   const deliveryOk = show(e.deliveredBy) === show(['bulk']) && e.state === 'succeeded';
   const signal = t
-    ? `the signal was BullMQ job ${t.id}, ${t.name} on ${t.queueName}` + (signalOk ? '' : ` (EXPECTED ${SCHEDULE_TICK_JOB_NAME} on ${FAST_QUEUE}, id ${expectedId})`)
+    ? `the signal was BullMQ job ${t.id}, ${t.name} on ${t.queueName}` +
+      (signalOk ? '' : ` (EXPECTED ${SCHEDULE_TICK_JOB_NAME} on ${FAST_QUEUE}, id ${expectedId})`)
     : `NO ${SCHEDULE_TICK_JOB_NAME} was handled on ${FAST_QUEUE} (${e.ticks.length} signal lines${e.failures[0] ? `; ${e.failures[0].slice(0, 200)}` : ''})`;
   const slot = e.slot
     ? `; its slot ${e.slot.slotKey} -> job ${shortId(e.slot.jobId)}: outbox event to ${e.eventQueues.join(' + ') || 'nowhere'}${eventOk ? '' : ` (EXPECTED ${BULK_QUEUE})`}, ` +
@@ -52,7 +55,10 @@ function judgeSignal(e: SignalEvidence) {
       `${show(e.state)}${e.succeededAfterMs === null ? '' : ` ${formatDuration(e.succeededAfterMs)} after \`pnpm schedule\``}`
     : '; no slot was made';
   const publisher = e.publisherErrors[0] ? `; publisher: ${e.publisherErrors[0].slice(0, 100)}` : '';
-  return outcome(signalOk && eventOk && deliveryOk, `${signal}${slot}${publisher} (pnpm schedule: ${exitOf(e.schedule)}; ${e.timings})`);
+  return outcome(
+    signalOk && eventOk && deliveryOk,
+    `${signal}${slot}${publisher} (pnpm schedule: ${exitOf(e.schedule)}; ${e.timings})`,
+  );
 }
 
 // ---- 2. no backfill --------------------------------------------------------------
@@ -62,7 +68,11 @@ function judgeDowntime(e: DowntimeEvidence) {
   const last = e.lastPlannedBeforeStop;
   const [firstRun, secondRun] = e.runs;
   const stop = `fast worker stopped with SIGTERM (${firstRun?.exit.code === 0 ? 'exit 0' : `exit ${show(firstRun?.exit)}`}) at ${clock(e.stoppedAt)}, started again at ${clock(e.restartedAt)} (ready ${clock(e.readyAt)})`;
-  if (last === undefined) return outcome(false, `no slot was made before the stop (${e.slotsBeforeStop} slots; pnpm schedule: ${exitOf(e.schedule)}); ${stop} (${e.timings})`);
+  if (last === undefined)
+    return outcome(
+      false,
+      `no slot was made before the stop (${e.slotsBeforeStop} slots; pnpm schedule: ${exitOf(e.schedule)}); ${stop} (${e.timings})`,
+    );
 
   // The planned times that fell between the last run before the stop and the restart.
   const missed = Math.floor((e.restartedAt - last) / every);
@@ -78,11 +88,15 @@ function judgeDowntime(e: DowntimeEvidence) {
   const skips = gaps.filter((g) => g > every).length;
   const cadenceOk = after.length >= 1 && gaps.every(onGrid) && offGrid.length === 0;
   const handled = (s: SlotRow) => secondRun?.ticks.find((t) => t.slotKey === s.slotKey)?.handledAt;
-  const downtimeSlots = inDowntime.map((s) => `${clock(s.plannedAt)}${handled(s) ? ` (handled ${clock(Date.parse(handled(s)!))})` : ''}`);
+  const downtimeSlots = inDowntime.map(
+    (s) => `${clock(s.plannedAt)}${handled(s) ? ` (handled ${clock(Date.parse(handled(s)!))})` : ''}`,
+  );
 
   const downtimeText =
     `${missed} planned time(s) fell in between (every ${formatDuration(every)} after ${clock(last)}); slots for them: ${inDowntime.length}` +
-    (inDowntime.length === 1 ? `, ${downtimeSlots[0]}: the one overdue run` : ` ${show(downtimeSlots)} (EXPECTED exactly 1: no backfill)`);
+    (inDowntime.length === 1
+      ? `, ${downtimeSlots[0]}: the one overdue run`
+      : ` ${show(downtimeSlots)} (EXPECTED exactly 1: no backfill)`);
   const afterText =
     `after the restart: ${after.length} slot(s) at ${after.map((s) => clock(s.plannedAt)).join(', ') || 'none'}` +
     (cadenceOk

@@ -23,15 +23,32 @@ import { fileURLToPath } from 'node:url';
 import type { Queue } from 'bullmq';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
-import { FAULTS_ENV, launchProcess, sleep, startTsProcess, waitFor, withResources, type Exit, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
+import {
+  FAULTS_ENV,
+  launchProcess,
+  sleep,
+  startTsProcess,
+  waitFor,
+  withResources,
+  type Exit,
+  type LabProcess,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { readJob, WORKER_SHUTDOWN_GRACE_MS } from '@tasks-lab/11-mysql-leases';
 import { publisherFaults, READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent } from '@tasks-lab/12-outbox';
 import { exportsAddress, FAST_QUEUE, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
-import { describeTimings, QUEUE_PREFIX, readShortScheduleOptions, SCHEDULE_OPTIONS, WORKER_PROCESS_OPTIONS, type ScheduleOptionValues } from '../src/options.ts';
-import { SLOTS_WITH_PREFIX } from '../src/schedule-queries.ts';
-import { SLOT_PREFIX } from '../src/slots.ts';
+import {
+  describeTimings,
+  QUEUE_PREFIX,
+  readShortScheduleOptions,
+  SCHEDULE_OPTIONS,
+  WORKER_PROCESS_OPTIONS,
+  type ScheduleOptionValues,
+} from '../src/options.ts';
+import { SLOTS_WITH_PREFIX } from '../src/slot-queries.ts';
+import { SLOT_PREFIX } from '../src/slot-keys.ts';
 import { SCHEDULE_TICK_JOB_NAME } from '../src/tick.ts';
 
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
@@ -70,7 +87,7 @@ export interface SchedulerSetup {
 export const EXPERIMENT_EVERY_MS = 1000;
 
 /**
- * The short timings, with a 1 s schedule even under COURSE_TIMINGS=1 (the drill waits for a few
+ * The short timings, with a 1 s schedule even under USE_COURSE_TIMINGS=1 (the drill waits for a few
  * intervals), and slots named by their PLANNED time: the experiments read the planned time
  * back from each slot's key.
  */
@@ -107,7 +124,12 @@ export interface CommandRun {
   lastLine: string;
 }
 
-async function withLab<T>(signal: AbortSignal, setup: SchedulerSetup, label: string, work: (lab: Lab) => Promise<T>): Promise<T> {
+async function withLab<T>(
+  signal: AbortSignal,
+  setup: SchedulerSetup,
+  label: string,
+  work: (lab: Lab) => Promise<T>,
+): Promise<T> {
   return withResources(signal, async (res) => {
     const parts = { ...SCHEDULER_PARTS, ...setup.parts };
     const timings = setup.timings ?? schedulerTimings();
@@ -115,7 +137,9 @@ async function withLab<T>(signal: AbortSignal, setup: SchedulerSetup, label: str
     const db = res.add(await freshDatabase(label, { settings: timings }), (d) => d.drop());
     const prefix = scratchQueuePrefix(res, QUEUE_PREFIX);
     const artifactsDir = await artifactFolder(res);
-    const fastQueue = res.add(await openQueue<unknown, unknown, string>(exportsAddress(FAST_QUEUE, prefix)), (q) => q.close());
+    const fastQueue = res.add(await openQueue<unknown, unknown, string>(exportsAddress(FAST_QUEUE, prefix)), (q) =>
+      q.close(),
+    );
     // One environment for every process: the schedule's options, and the database, prefix
     // and artifacts folder of this experiment (`pnpm schedule` reads the same two names).
     // No fault points: a LAB_FAULTS meant for something else must not reach these processes.
@@ -124,12 +148,17 @@ async function withLab<T>(signal: AbortSignal, setup: SchedulerSetup, label: str
       ...WORKER_PROCESS_OPTIONS.toEnv({ database: db.name, artifactsDir, queuePrefix: prefix }),
       [FAULTS_ENV]: '',
     };
-    const launch = (command: ProcessCommand) => launchProcess(command.script, { args: command.args, ready: WORKER_READY, resources: res, env });
+    const launch = (command: ProcessCommand) =>
+      launchProcess(command.script, { args: command.args, ready: WORKER_READY, resources: res, env });
     const run = async (command: ProcessCommand): Promise<CommandRun> => {
       const proc = res.add(startTsProcess(command.script, { args: command.args, env }), (p) => p.kill('SIGKILL'));
       const exit = await proc.exited;
       const lines = proc.output().trim().split('\n');
-      return { exit, nextPlanned: /next planned run (\S+)/.exec(proc.output())?.[1], lastLine: lines[lines.length - 1] ?? '' };
+      return {
+        exit,
+        nextPlanned: /next planned run (\S+)/.exec(proc.output())?.[1],
+        lastLine: lines[lines.length - 1] ?? '',
+      };
     };
     return work({ res, signal: res.signal, parts, timings, pool: db.pool, prefix, fastQueue, launch, run });
   });
@@ -158,14 +187,26 @@ const PLANNED_KEY = /^shop-export:.+:(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})
 export function plannedAtOfSlot(slotKey: string): number | undefined {
   const m = PLANNED_KEY.exec(slotKey);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second, ms] = m.slice(1).map(Number) as [number, number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second, ms] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 
 /** Every slot of the experiment's database (its own: the database is fresh), by planned time. */
 async function readSlots(pool: Pool): Promise<SlotRow[]> {
   const [rows] = await pool.query<RowDataPacket[]>(SLOTS_WITH_PREFIX, [`${SLOT_PREFIX}:%`]);
-  const slots = rows.map((row) => ({ slotKey: String(row.slot_key), jobId: String(row.job_id), plannedAt: plannedAtOfSlot(String(row.slot_key)) }));
+  const slots = rows.map((row) => ({
+    slotKey: String(row.slot_key),
+    jobId: String(row.job_id),
+    plannedAt: plannedAtOfSlot(String(row.slot_key)),
+  }));
   return slots.sort((a, b) => (a.plannedAt ?? 0) - (b.plannedAt ?? 0));
 }
 
@@ -179,13 +220,22 @@ export interface TickLine {
   bullmqId: string;
 }
 
-const TICK_LINE = /^exports\.fast tick planned (\S+) handled (\S+): slot (\S+) (\S+)(?: job (\S+))? \(BullMQ id ([^)]+)\)$/gm;
+const TICK_LINE =
+  /^exports\.fast tick planned (\S+) handled (\S+): slot (\S+) (\S+)(?: job (\S+))? \(BullMQ id ([^)]+)\)$/gm;
 
 export function ticksIn(output: string): TickLine[] {
-  return [...output.matchAll(TICK_LINE)].map((m) => ({ plannedAt: m[1]!, handledAt: m[2]!, slotKey: m[3]!, status: m[4]!, jobId: m[5], bullmqId: m[6]! }));
+  return [...output.matchAll(TICK_LINE)].map((m) => ({
+    plannedAt: m[1]!,
+    handledAt: m[2]!,
+    slotKey: m[3]!,
+    status: m[4]!,
+    jobId: m[5],
+    bullmqId: m[6]!,
+  }));
 }
 
-const DELIVERY_LINE = /^(\S+) delivered job ([0-9a-f-]{36}) \(BullMQ id [^)]*\): claimed (true|false), published (true|false)$/gm;
+const DELIVERY_LINE =
+  /^(\S+) delivered job ([0-9a-f-]{36}) \(BullMQ id [^)]*\): claimed (true|false), published (true|false)$/gm;
 
 /** The jobs a worker process reported delivering (lesson 13's line). */
 export function deliveredJobsIn(output: string): string[] {
@@ -193,7 +243,11 @@ export function deliveredJobsIn(output: string): string[] {
 }
 
 /** Lines saying a job failed (an unknown job name, a tick that threw). */
-const failuresIn = (output: string): string[] => output.split('\n').filter((line) => / failed: /.test(line)).slice(0, 3);
+const failuresIn = (output: string): string[] =>
+  output
+    .split('\n')
+    .filter((line) => / failed: /.test(line))
+    .slice(0, 3);
 
 /** The events of a job: which queue each one names. Parameters: [jobId]. */
 async function eventQueuesOf(pool: Pool, jobId: string): Promise<string[]> {
@@ -202,7 +256,12 @@ async function eventQueuesOf(pool: Pool, jobId: string): Promise<string[]> {
 }
 
 /** The value, or undefined once `timeoutMs` passed (a check reports what it saw; only an abort throws). */
-async function within<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, signal: AbortSignal): Promise<T | undefined> {
+async function within<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<T | undefined> {
   return waitFor(what, probe, { timeoutMs, intervalMs: 100, signal }).catch((err: unknown) => {
     if (signal.aborted) throw err;
     return undefined;
@@ -239,14 +298,24 @@ export function signalToBulk(setup: SchedulerSetup): (signal: AbortSignal) => Pr
     withLab(signal, setup, 'signal', async (lab) => {
       const { pool, timings, parts } = lab;
       const publisherErrors: string[] = [];
-      const publisher = await startPublisher({ pool, timings, prefix: lab.prefix, faults: publisherFaults({}), report: (line) => publisherErrors.push(line) });
+      const publisher = await startPublisher({
+        pool,
+        timings,
+        prefix: lab.prefix,
+        faults: publisherFaults({}),
+        report: (line) => publisherErrors.push(line),
+      });
       lab.res.add(publisher, (p) => p.close());
 
       // The workers start while `pnpm schedule` registers: each process takes a second or two
       // to start, and the order does not matter (a signal, or an export, that comes before its
       // worker is ready waits in its queue). succeededAfterMs counts from `pnpm schedule`'s start.
       const scheduledAt = Date.now();
-      const [fast, bulk, schedule] = await Promise.all([lab.launch(parts.fastWorker), lab.launch(parts.bulkWorker), lab.run(parts.schedule)]);
+      const [fast, bulk, schedule] = await Promise.all([
+        lab.launch(parts.fastWorker),
+        lab.launch(parts.bulkWorker),
+        lab.run(parts.schedule),
+      ]);
       const outcome = await within<'succeeded' | 'no-schedule-on-fast'>(
         'the first scheduled export to succeed',
         async () => {
@@ -255,7 +324,8 @@ export function signalToBulk(setup: SchedulerSetup): (signal: AbortSignal) => Pr
           // `pnpm schedule` has exited: if it left no scheduler on exports.fast and no signal
           // has made a slot, no schedule-tick will ever reach the fast worker in this
           // experiment, and waiting out SIGNAL_TO_EXPORT_MS would show the same empty table.
-          if (first === undefined && (await lab.fastQueue.getJobSchedulers()).length === 0) return 'no-schedule-on-fast';
+          if (first === undefined && (await lab.fastQueue.getJobSchedulers()).length === 0)
+            return 'no-schedule-on-fast';
           return false;
         },
         SIGNAL_TO_EXPORT_MS,
@@ -272,7 +342,9 @@ export function signalToBulk(setup: SchedulerSetup): (signal: AbortSignal) => Pr
           ? failuresIn(fast.output() + bulk.output()).length > 0
           : lineOf() !== undefined && deliveredJobsIn(bulk.output() + fast.output()).includes(slot.jobId);
       await within('the lines of the signal and the delivery', async () => linesPrinted(), 3000, lab.signal);
-      const deliveredBy = (['fast', 'bulk'] as const).filter((role) => slot !== undefined && deliveredJobsIn({ fast, bulk }[role].output()).includes(slot.jobId));
+      const deliveredBy = (['fast', 'bulk'] as const).filter(
+        (role) => slot !== undefined && deliveredJobsIn({ fast, bulk }[role].output()).includes(slot.jobId),
+      );
       return {
         timings: describeTimings(timings),
         scheduleId: timings.scheduleId,
@@ -341,7 +413,12 @@ export function downtimeDrill(setup: SchedulerSetup): (signal: AbortSignal) => P
       // second or two each, and the order does not matter here (a signal planned before the
       // worker is ready waits in exports.fast and makes the same slot when it is handled).
       const [first, schedule] = await Promise.all([lab.launch(parts.fastWorker), lab.run(parts.schedule)]);
-      await within('two signals before the stop', async () => (await readSlots(pool)).length >= 2, 10 * every, lab.signal);
+      await within(
+        'two signals before the stop',
+        async () => (await readSlots(pool)).length >= 2,
+        10 * every,
+        lab.signal,
+      );
 
       const firstExit = await first.stop(WORKER_SHUTDOWN_GRACE_MS);
       const stoppedAt = Date.now();
@@ -357,8 +434,14 @@ export function downtimeDrill(setup: SchedulerSetup): (signal: AbortSignal) => P
       // planned times of the downtime: a slot is never taken back, so the drill's answer (more
       // than the one overdue run: a backfill) is known, and watching longer would change nothing.
       // A run that keeps no backfill never sees that, and watches the whole time.
-      const inDowntime = (s: SlotRow) => lastBefore !== undefined && s.plannedAt !== undefined && s.plannedAt > lastBefore && s.plannedAt <= restartedAt;
-      await within('a second slot for the downtime (a backfill)', async () => (await readSlots(pool)).filter(inDowntime).length > 1, WATCH_INTERVALS * every, lab.signal);
+      const inDowntime = (s: SlotRow) =>
+        lastBefore !== undefined && s.plannedAt !== undefined && s.plannedAt > lastBefore && s.plannedAt <= restartedAt;
+      await within(
+        'a second slot for the downtime (a backfill)',
+        async () => (await readSlots(pool)).filter(inDowntime).length > 1,
+        WATCH_INTERVALS * every,
+        lab.signal,
+      );
       const secondExit = await second.stop(WORKER_SHUTDOWN_GRACE_MS);
 
       return {
@@ -376,7 +459,12 @@ export function downtimeDrill(setup: SchedulerSetup): (signal: AbortSignal) => P
     });
 }
 
-const workerRun = (proc: LabProcess, exit: Exit): WorkerRun => ({ pid: proc.pid, exit, ticks: ticksIn(proc.output()), failures: failuresIn(proc.output()) });
+const workerRun = (proc: LabProcess, exit: Exit): WorkerRun => ({
+  pid: proc.pid,
+  exit,
+  ticks: ticksIn(proc.output()),
+  failures: failuresIn(proc.output()),
+});
 
 // ---------------------------------------------------------------------------------
 // 3. One schedule per id
@@ -403,7 +491,9 @@ export function registerTwice(setup: SchedulerSetup): (signal: AbortSignal) => P
         scheduleId: lab.timings.scheduleId,
         runs,
         schedulers: schedulers.map((s) => ({ id: s.key, every: s.every, next: s.next })),
-        pendingRuns: pending.filter((job) => job.name === SCHEDULE_TICK_JOB_NAME).map((job) => ({ id: String(job.id), name: job.name })),
+        pendingRuns: pending
+          .filter((job) => job.name === SCHEDULE_TICK_JOB_NAME)
+          .map((job) => ({ id: String(job.id), name: job.name })),
       };
     });
 }

@@ -35,7 +35,7 @@ import {
 export interface SlotCheckDeps {
   /** Broken parts for the can-fail tests; the rest stays real. */
   slotParts?: Partial<SlotParts>;
-  /** @defaultValue the short timings (COURSE_TIMINGS=1 forces the course's): the database session's lock wait comes from here */
+  /** @defaultValue the short timings (USE_COURSE_TIMINGS=1 forces the course's): the database session's lock wait comes from here */
   slotTimings?: ScheduleOptionValues;
 }
 
@@ -48,7 +48,12 @@ const clock = (iso: string) => iso.slice(11, 23);
 function tally(values: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].sort((a, b) => a[0].localeCompare(b[0])).map(([value, n]) => `${n} × ${value}`).join(', ') || 'nothing';
+  return (
+    [...counts]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([value, n]) => `${n} × ${value}`)
+      .join(', ') || 'nothing'
+  );
 }
 
 /** "202 scheduled shop-export:20260101T1000 job 1a2b3c4d (Location /exports/1a2b…)": one answer, as the client saw it. */
@@ -66,26 +71,44 @@ function describeAdded(added: Rows): string {
   return `${signed(added.jobs)} job${Math.abs(added.jobs) === 1 ? '' : 's'}, ${signed(added.slots)} slot${Math.abs(added.slots) === 1 ? '' : 's'}, ${signed(added.events)} event${Math.abs(added.events) === 1 ? '' : 's'}, gate ${signed(added.gate)}`;
 }
 
-const sameRows = (a: Rows, b: Rows) => a.jobs === b.jobs && a.slots === b.slots && a.events === b.events && a.gate === b.gate;
+const sameRows = (a: Rows, b: Rows) =>
+  a.jobs === b.jobs && a.slots === b.slots && a.events === b.events && a.gate === b.gate;
 const each = (n: number): Rows => ({ jobs: n, slots: n, events: n, gate: n });
 
 /** The app's other log lines (an unexpected error's first line), cut short. */
 const unexpected = (log: readonly string[]) =>
-  log.length === 0 ? '' : `; the app also logged: ${log.slice(0, 2).map((l) => (l.split('\n')[0] ?? '').slice(0, 140)).join(' | ')}`;
+  log.length === 0
+    ? ''
+    : `; the app also logged: ${log
+        .slice(0, 2)
+        .map((l) => (l.split('\n')[0] ?? '').slice(0, 140))
+        .join(' | ')}`;
 
 /** A 202 that scheduled `slotKey`: its job id, and a Location that points at it. */
 const scheduledAs = (a: SlotAnswer, slotKey: string) =>
-  a.status === 202 && a.outcome === 'scheduled' && a.slotKey === slotKey && a.jobId !== undefined && a.location === `/exports/${a.jobId}`;
+  a.status === 202 &&
+  a.outcome === 'scheduled' &&
+  a.slotKey === slotKey &&
+  a.jobId !== undefined &&
+  a.location === `/exports/${a.jobId}`;
 
 /** A 200 that answered the slot's earlier job, and no Location: nothing new was accepted. */
 const alreadyAs = (a: SlotAnswer, slotKey: string, jobId: string | undefined) =>
-  a.status === 200 && a.outcome === 'already-scheduled' && a.slotKey === slotKey && jobId !== undefined && a.jobId === jobId && a.location === null;
+  a.status === 200 &&
+  a.outcome === 'already-scheduled' &&
+  a.slotKey === slotKey &&
+  jobId !== undefined &&
+  a.jobId === jobId &&
+  a.location === null;
 
 // ---------------------------------------------------------------------------------
 // The redelivered signal: the same run, handled 1 s before and 1 s after a minute boundary
 
 function describeTicks(e: RedeliveryEvidence): string {
-  const tick = (o: TickOutcome | undefined, i: number) => (o ? `at ${clock(e.handledAt[i] ?? '')}: slot ${o.slotKey} ${o.status}${o.jobId ? ` job ${short(o.jobId)}` : ''}` : 'not handled');
+  const tick = (o: TickOutcome | undefined, i: number) =>
+    o
+      ? `at ${clock(e.handledAt[i] ?? '')}: slot ${o.slotKey} ${o.status}${o.jobId ? ` job ${short(o.jobId)}` : ''}`
+      : 'not handled';
   return (
     `run ${e.runId} planned ${clock(e.plannedAt)}, handled twice with SLOT_KEY_FROM=${e.slotKeyFrom}: ${tick(e.outcomes[0], 0)}; ${tick(e.outcomes[1], 1)}; ` +
     `${describeAdded(rowsAdded(e.rows.before, e.rows.afterSecond))}; slots now: ${e.slots.map((s) => s.slotKey).join(', ') || 'none'}`
@@ -96,10 +119,13 @@ function courseLabelTwoSlots(e: RedeliveryEvidence) {
   const [first, second] = e.outcomes;
   const ok =
     e.slotKeyFrom === 'execution' &&
-    first?.status === 'scheduled' && first.slotKey === e.expected.execution[0] &&
-    second?.status === 'scheduled' && second.slotKey === e.expected.execution[1] &&
+    first?.status === 'scheduled' &&
+    first.slotKey === e.expected.execution[0] &&
+    second?.status === 'scheduled' &&
+    second.slotKey === e.expected.execution[1] &&
     first.jobId !== second.jobId &&
-    sameRows(rowsAdded(e.rows.before, e.rows.afterSecond), each(2)) && e.slots.length === 2;
+    sameRows(rowsAdded(e.rows.before, e.rows.afterSecond), each(2)) &&
+    e.slots.length === 2;
   const expected = `the course's labels ${e.expected.execution.join(' and ')}`;
   return outcome(ok, `${describeTicks(e)} (expected ${expected}: two slots, two jobs, the documented boundary)`);
 }
@@ -108,14 +134,24 @@ function plannedKeyOneSlot(e: RedeliveryEvidence) {
   const [first, second] = e.outcomes;
   const ok =
     e.slotKeyFrom === 'planned' &&
-    first?.status === 'scheduled' && first.slotKey === e.expected.planned &&
-    second?.status === 'already-scheduled' && second.slotKey === e.expected.planned && second.jobId === first.jobId &&
-    sameRows(rowsAdded(e.rows.before, e.rows.afterSecond), each(1)) && e.slots.length === 1;
-  return outcome(ok, `${describeTicks(e)} (expected the planned slot ${e.expected.planned} once, then already-scheduled)`);
+    first?.status === 'scheduled' &&
+    first.slotKey === e.expected.planned &&
+    second?.status === 'already-scheduled' &&
+    second.slotKey === e.expected.planned &&
+    second.jobId === first.jobId &&
+    sameRows(rowsAdded(e.rows.before, e.rows.afterSecond), each(1)) &&
+    e.slots.length === 1;
+  return outcome(
+    ok,
+    `${describeTicks(e)} (expected the planned slot ${e.expected.planned} once, then already-scheduled)`,
+  );
 }
 
 export function buildSlotChecks(deps: SlotCheckDeps = {}): Check[] {
-  const ctx: SlotContext = { parts: { ...REAL_SLOT_PARTS, ...deps.slotParts }, timings: deps.slotTimings ?? readShortScheduleOptions() };
+  const ctx: SlotContext = {
+    parts: { ...REAL_SLOT_PARTS, ...deps.slotParts },
+    timings: deps.slotTimings ?? readShortScheduleOptions(),
+  };
   const sameSlot = sharedScenario((signal) => sameSlotAndNextMinute(ctx, signal));
   const timeoutMs = 30 * SECOND;
   return [
@@ -130,8 +166,12 @@ export function buildSlotChecks(deps: SlotCheckDeps = {}): Check[] {
         const firstAdded = rowsAdded(e.rows.before, e.rows.afterFirst);
         const againAdded = rowsAdded(e.rows.afterFirst, e.rows.afterAgain);
         const ok =
-          scheduledAs(e.first, COURSE_SLOTS.t1) && sameRows(firstAdded, each(1)) && queues.length === 1 && queues[0] === BULK_QUEUE &&
-          alreadyAs(e.again, COURSE_SLOTS.t1, jobId) && sameRows(againAdded, each(0));
+          scheduledAs(e.first, COURSE_SLOTS.t1) &&
+          sameRows(firstAdded, each(1)) &&
+          queues.length === 1 &&
+          queues[0] === BULK_QUEUE &&
+          alreadyAs(e.again, COURSE_SLOTS.t1, jobId) &&
+          sameRows(againAdded, each(0));
         return outcome(
           ok,
           `first: ${describeAnswer(e.first)} (${describeAdded(firstAdded)}; its events on ${queues.join(', ') || 'no queue'}); ` +
@@ -147,7 +187,10 @@ export function buildSlotChecks(deps: SlotCheckDeps = {}): Check[] {
       judge: (e) => {
         const added = rowsAdded(e.rows.afterAgain, e.rows.afterNext);
         const ok = scheduledAs(e.next, COURSE_SLOTS.t2) && e.next.jobId !== e.first.jobId && sameRows(added, each(1));
-        return outcome(ok, `next minute: ${describeAnswer(e.next)} (${describeAdded(added)}); the first minute's job was ${short(e.first.jobId)}${unexpected(e.log)}`);
+        return outcome(
+          ok,
+          `next minute: ${describeAnswer(e.next)} (${describeAdded(added)}); the first minute's job was ${short(e.first.jobId)}${unexpected(e.log)}`,
+        );
       },
     }),
     defineCheck({
@@ -162,8 +205,11 @@ export function buildSlotChecks(deps: SlotCheckDeps = {}): Check[] {
         const jobIds = new Set(e.answers.map((a) => a.jobId ?? 'none'));
         const added = rowsAdded(e.before, e.after);
         const ok =
-          scheduled.length === 1 && scheduled[0]?.jobId === e.jobOfSlot && already.length === CONCURRENT.calls - 1 &&
-          sameRows(added, each(1)) && e.jobsWithoutSlot === 0;
+          scheduled.length === 1 &&
+          scheduled[0]?.jobId === e.jobOfSlot &&
+          already.length === CONCURRENT.calls - 1 &&
+          sameRows(added, each(1)) &&
+          e.jobsWithoutSlot === 0;
         return outcome(
           ok,
           `${e.answers.length} POSTs for ${CONCURRENT.slotKey} at once: ${tally(answered)} in ${seconds(e.ms)}; they name ${jobIds.size} distinct job id(s), ` +
@@ -177,12 +223,18 @@ export function buildSlotChecks(deps: SlotCheckDeps = {}): Check[] {
       timeoutMs,
       scenario: (signal) => duplicateWhileFull(ctx, signal),
       judge: (e) => {
-        const setUp = e.filler.status === 202 && scheduledAs(e.taken, FULL.takenSlot) && e.full.gate === e.rules.admissionLimit;
+        const setUp =
+          e.filler.status === 202 && scheduledAs(e.taken, FULL.takenSlot) && e.full.gate === e.rules.admissionLimit;
         const duplicateOk = alreadyAs(e.duplicate, FULL.takenSlot, e.taken.jobId);
         const refusedOk =
-          e.newSlot.status === 503 && e.newSlot.outcome === 'capacity-exceeded' && e.newSlot.retryAfter === String(e.rules.retryAfterSeconds) &&
-          sameRows(e.full, e.after) && e.jobOfNewSlot === undefined;
-        const setup = setUp ? `full (gate ${e.full.gate} of ${e.rules.admissionLimit})` : `NOT full as set up (export ${e.filler.status}, slot ${describeAnswer(e.taken)}, gate ${e.full.gate} of ${e.rules.admissionLimit})`;
+          e.newSlot.status === 503 &&
+          e.newSlot.outcome === 'capacity-exceeded' &&
+          e.newSlot.retryAfter === String(e.rules.retryAfterSeconds) &&
+          sameRows(e.full, e.after) &&
+          e.jobOfNewSlot === undefined;
+        const setup = setUp
+          ? `full (gate ${e.full.gate} of ${e.rules.admissionLimit})`
+          : `NOT full as set up (export ${e.filler.status}, slot ${describeAnswer(e.taken)}, gate ${e.full.gate} of ${e.rules.admissionLimit})`;
         return outcome(
           setUp && duplicateOk && refusedOk,
           `${setup}: the taken slot again: ${describeAnswer(e.duplicate)} (its job was ${short(e.taken.jobId)}); a new slot: ${describeAnswer(e.newSlot)}; ` +

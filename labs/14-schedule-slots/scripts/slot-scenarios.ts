@@ -17,18 +17,23 @@
 // does the same, "without waiting for a real minute to pass". The parts a check may break
 // (SlotParts) are passed in, so the can-fail tests run the same experiments with broken ones.
 import { randomBytes } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { withResources, type Resources } from '@tasks-lab/lab-kit';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { READ_EVENTS_OF_JOB } from '@tasks-lab/12-outbox';
-import { COURSE_RULES, exportsAddress, FAST_QUEUE, readGateCounter, type AdmissionRules } from '@tasks-lab/13-admission';
+import {
+  COURSE_RULES,
+  exportsAddress,
+  FAST_QUEUE,
+  readGateCounter,
+  type AdmissionRules,
+} from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, type ScheduleOptionValues, type SlotKeySource } from '../src/options.ts';
-import { jobOfSlot, scheduleOnce } from '../src/schedule.ts';
-import { upsertExportSchedule } from '../src/scheduler.ts';
+import { jobOfSlot, scheduleOnce } from '../src/schedule-once.ts';
+import { type TickJob, type TickQueue, upsertExportSchedule } from '../src/schedule-registration.ts';
 import { startServer } from '../src/server.ts';
-import { executionSlot, plannedSlot } from '../src/slots.ts';
+import { executionSlot, plannedSlot } from '../src/slot-keys.ts';
 import { handleTick, plannedAtOf, type TickMessage, type TickOutcome } from '../src/tick.ts';
 
 /** The parts a check may break; the lab's own are used otherwise. */
@@ -91,7 +96,12 @@ export interface Rows {
 
 export async function countRows(pool: Pool): Promise<Rows> {
   const [rows] = await pool.query<RowDataPacket[]>(COUNT_ROWS);
-  return { jobs: Number(rows[0]?.jobs), slots: Number(rows[0]?.slots), events: Number(rows[0]?.events), gate: await readGateCounter(pool) };
+  return {
+    jobs: Number(rows[0]?.jobs),
+    slots: Number(rows[0]?.slots),
+    events: Number(rows[0]?.events),
+    gate: await readGateCounter(pool),
+  };
 }
 
 /** "+1 job, +1 slot, +1 event, gate +1" between two counts. */
@@ -134,7 +144,12 @@ async function openExperiment(ctx: SlotContext, res: Resources, label: string, c
 }
 
 /** The real app on a free port, with the context's parts and these rules. Closed with the scope. */
-async function startApi(ctx: SlotContext, res: Resources, pool: Pool, rules: AdmissionRules): Promise<{ url: string; log: string[] }> {
+async function startApi(
+  ctx: SlotContext,
+  res: Resources,
+  pool: Pool,
+  rules: AdmissionRules,
+): Promise<{ url: string; log: string[] }> {
   const log: string[] = [];
   const server = await startServer(0, {
     pool,
@@ -164,7 +179,12 @@ export interface SlotAnswer {
 }
 
 async function post(url: string, path: string, body: unknown, signal: AbortSignal): Promise<SlotAnswer> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
   const text = await response.text();
   let parsed: { status?: unknown; error?: unknown; slot_key?: unknown; job_id?: unknown; id?: unknown } = {};
   try {
@@ -183,7 +203,8 @@ async function post(url: string, path: string, body: unknown, signal: AbortSigna
   };
 }
 
-const postSlot = (url: string, body: { slot_key?: string; at?: string }, signal: AbortSignal) => post(url, '/schedule-slots', { product_ids: PRODUCTS, ...body }, signal);
+const postSlot = (url: string, body: { slot_key?: string; at?: string }, signal: AbortSignal) =>
+  post(url, '/schedule-slots', { product_ids: PRODUCTS, ...body }, signal);
 
 // ---------------------------------------------------------------------------------
 // 1. The same slot twice, then the next minute (the course's step 5, over HTTP)
@@ -212,7 +233,9 @@ export async function sameSlotAndNextMinute(ctx: SlotContext, signal: AbortSigna
     const next = await postSlot(api.url, { at: COURSE_TIMES.t2 }, res.signal);
     const afterNext = await countRows(pool);
     const jobIds = [...new Set([first.jobId, again.jobId, next.jobId].filter((id): id is string => id !== undefined))];
-    const queuesOf = Object.fromEntries(await Promise.all(jobIds.map(async (id) => [id, await queuesOfJob(pool, id)] as const)));
+    const queuesOf = Object.fromEntries(
+      await Promise.all(jobIds.map(async (id) => [id, await queuesOfJob(pool, id)] as const)),
+    );
     return { first, again, next, rows: { before, afterFirst, afterAgain, afterNext }, queuesOf, log: api.log };
   });
 }
@@ -242,7 +265,9 @@ export async function concurrentSameSlot(ctx: SlotContext, signal: AbortSignal):
     const api = await startApi(ctx, res, pool, rulesWith());
     const before = await countRows(pool);
     const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: CONCURRENT.calls }, () => postSlot(api.url, { slot_key: CONCURRENT.slotKey }, res.signal)));
+    const answers = await Promise.all(
+      Array.from({ length: CONCURRENT.calls }, () => postSlot(api.url, { slot_key: CONCURRENT.slotKey }, res.signal)),
+    );
     const ms = Date.now() - started;
     return {
       answers,
@@ -317,7 +342,7 @@ export const SIGNAL = { everyMs: 60_000 } as const;
  * with its planned time (BullMQ creates an `every` schedule's first run at once, so it waits
  * in `wait`; later runs wait in `delayed`).
  */
-export async function readPlannedRun(queue: Queue<TickMessage>, scheduleId: string): Promise<Job<TickMessage>> {
+export async function readPlannedRun(queue: TickQueue<unknown>, scheduleId: string): Promise<TickJob<unknown>> {
   const pending = await queue.getJobs(['wait', 'delayed', 'prioritized']);
   const run = pending.find((job) => job.repeatJobKey === scheduleId);
   if (!run) throw new Error(`the Job Scheduler ${scheduleId} has no pending run on ${queue.name}`);
@@ -335,7 +360,7 @@ export function aroundNextMinute(plannedAt: Date): { before: Date; after: Date }
 }
 
 /** A queue prefix of the experiment's own (`tasks-lab14-x<hex>`), emptied and forgotten when the scope ends. */
-export async function openScratchSignalQueue(res: Resources): Promise<Queue<TickMessage>> {
+export async function openScratchSignalQueue(res: Resources): Promise<TickQueue<unknown>> {
   const prefix = `${QUEUE_PREFIX}-x${randomBytes(4).toString('hex')}`;
   const queue = await openQueue<TickMessage, unknown>(exportsAddress(FAST_QUEUE, prefix));
   res.add(queue, async (q) => {
@@ -368,7 +393,10 @@ export interface RedeliveryEvidence {
  * The same run handled twice, as a redelivery does: the second time, the job is read back
  * from Redis, as a worker that gets it again would see it. Only the clock differs.
  */
-export function redeliveredSignal(ctx: SlotContext, slotKeyFrom: SlotKeySource): (signal: AbortSignal) => Promise<RedeliveryEvidence> {
+export function redeliveredSignal(
+  ctx: SlotContext,
+  slotKeyFrom: SlotKeySource,
+): (signal: AbortSignal) => Promise<RedeliveryEvidence> {
   return (signal) =>
     withResources(signal, async (res) => {
       const pool = await openExperiment(ctx, res, `redeliver${slotKeyFrom}`);
@@ -378,7 +406,7 @@ export function redeliveredSignal(ctx: SlotContext, slotKeyFrom: SlotKeySource):
       const run = await readPlannedRun(queue, scheduleId);
       const plannedAt = plannedAtOf(run);
       const { before, after } = aroundNextMinute(plannedAt);
-      const handle = (job: Job<TickMessage>, at: Date) =>
+      const handle = (job: TickJob<unknown>, at: Date) =>
         ctx.parts.handleTick(job, {
           pool,
           slotKeyFrom,
@@ -400,7 +428,10 @@ export function redeliveredSignal(ctx: SlotContext, slotKeyFrom: SlotKeySource):
         plannedAt: plannedAt.toISOString(),
         handledAt: [before.toISOString(), after.toISOString()],
         outcomes: [first, second],
-        expected: { execution: [executionSlot(before), executionSlot(after)], planned: plannedSlot(scheduleId, plannedAt, SIGNAL.everyMs) },
+        expected: {
+          execution: [executionSlot(before), executionSlot(after)],
+          planned: plannedSlot(scheduleId, plannedAt, SIGNAL.everyMs),
+        },
         rows: { before: rowsBefore, afterFirst, afterSecond: await countRows(pool) },
         slots: await readSlots(pool),
       };

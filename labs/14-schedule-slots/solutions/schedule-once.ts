@@ -5,10 +5,14 @@
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
 import { errnoOf, ER_DUP_ENTRY } from '@tasks-lab/11-mysql-leases';
 import { admitExport, BULK_QUEUE } from '@tasks-lab/13-admission';
-import { INSERT_SLOT } from '../src/schedule-queries.ts';
-import { jobOfSlot, type ScheduleResult } from '../src/schedule.ts';
+import { INSERT_SLOT } from '../src/slot-queries.ts';
+import { jobOfSlot, type ScheduleResult } from '../src/schedule-once.ts';
 
-export async function scheduleOnce(pool: Pool, slotKey: string, productIds: readonly number[]): Promise<ScheduleResult> {
+export async function scheduleOnce(
+  pool: Pool,
+  slotKey: string,
+  productIds: readonly number[],
+): Promise<ScheduleResult> {
   const earlier = await jobOfSlot(pool, slotKey);
   if (earlier) return { status: 'already-scheduled', slotKey, jobId: earlier };
   try {

@@ -15,11 +15,18 @@
 // parseJsonBody, then a zod schema, then the slot key's own rule.
 import type { Express } from 'express';
 import { z } from 'zod';
-import { AppError, allowOnly, exportRequestSchema, parseJsonBody, parseRequestBody, requireJson } from '@tasks-lab/01-state-machine';
+import {
+  AppError,
+  allowOnly,
+  exportRequestSchema,
+  parseJsonBody,
+  parseRequestBody,
+  requireJson,
+} from '@tasks-lab/01-state-machine';
 import { createApp as createAdmissionApp, type AppOptions as AdmissionAppOptions } from '@tasks-lab/13-admission';
 import { errorMessage } from '@tasks-lab/lab-kit';
-import { scheduleOnce, type ScheduleResult } from './schedule.ts';
-import { checkSlotKey, executionSlot } from './slots.ts';
+import { scheduleOnce, type ScheduleResult } from './schedule-once.ts';
+import { checkSlotKey, executionSlot } from './slot-keys.ts';
 
 export interface AppOptions extends AdmissionAppOptions {
   /** How a slot is scheduled. @defaultValue scheduleOnce (the can-fail fixtures pass broken ones) */
@@ -35,7 +42,10 @@ export const scheduleSlotRequestSchema = z
   .object({
     product_ids: exportRequestSchema.shape.product_ids,
     slot_key: z.string().optional().meta({ description: "the slot's name: 1 to 160 printable ASCII characters" }),
-    at: z.string().optional().meta({ description: 'an ISO 8601 time WITH its zone ("Z" or "+02:00"): the slot is its UTC minute' }),
+    at: z
+      .string()
+      .optional()
+      .meta({ description: 'an ISO 8601 time WITH its zone ("Z" or "+02:00"): the slot is its UTC minute' }),
   })
   .strict();
 export type ScheduleSlotRequest = z.infer<typeof scheduleSlotRequestSchema>;
@@ -55,7 +65,11 @@ export function parseScheduleSlotRequest(body: unknown): ScheduleSlotRequest {
 /** Both names of a slot, or neither: the request does not say which slot it means. */
 export class SlotKeyOrTimeError extends AppError {
   constructor() {
-    super('slot-key-or-at', 'Send exactly one of "slot_key" (the slot\'s name) and "at" (a time with its zone, e.g. "2026-01-01T10:00:59Z")', 400);
+    super(
+      'slot-key-or-at',
+      'Send exactly one of "slot_key" (the slot\'s name) and "at" (a time with its zone, e.g. "2026-01-01T10:00:59Z")',
+      400,
+    );
   }
 }
 
@@ -69,7 +83,9 @@ export function slotKeyOf(request: ScheduleSlotRequest, slotOfTime: typeof execu
 
 /** "scheduled slot shop-export:20260101T1000: job …" or "slot … already scheduled: job …": one line per answer. */
 export function describeSchedule(result: ScheduleResult): string {
-  return result.status === 'scheduled' ? `scheduled slot ${result.slotKey}: job ${result.jobId}` : `slot ${result.slotKey} already scheduled: job ${result.jobId}`;
+  return result.status === 'scheduled'
+    ? `scheduled slot ${result.slotKey}: job ${result.jobId}`
+    : `slot ${result.slotKey} already scheduled: job ${result.jobId}`;
 }
 
 export function createApp(options: AppOptions): Express {
@@ -86,16 +102,25 @@ export function createApp(options: AppOptions): Express {
           const request = parseScheduleSlotRequest(req.body);
           const slotKey = slotKeyOf(request, slotOfTime);
           // Returns only after the COMMIT (or the read of the slot's job): the answer is a fact.
-          const result = await schedule(options.pool, slotKey, request.product_ids, { rules: options.rules, deadlineMs: options.deadlineMs });
+          const result = await schedule(options.pool, slotKey, request.product_ids, {
+            rules: options.rules,
+            deadlineMs: options.deadlineMs,
+          });
           onSchedule(result);
           // A nudge on both answers, as lesson 12 does on a replay: it costs one PUBLISH, and an
           // event whose first nudge was lost is sent now instead of at the publisher's next poll.
           try {
             await options.nudge();
           } catch (err) {
-            log(`slot ${slotKey} is saved, but the nudge failed; the publisher's polling will send its event: ${errorMessage(err).slice(0, 200)}`);
+            log(
+              `slot ${slotKey} is saved, but the nudge failed; the publisher's polling will send its event: ${errorMessage(err).slice(0, 200)}`,
+            );
           }
-          const answer: ScheduleSlotResponse = { status: result.status, slot_key: result.slotKey, job_id: result.jobId };
+          const answer: ScheduleSlotResponse = {
+            status: result.status,
+            slot_key: result.slotKey,
+            job_id: result.jobId,
+          };
           if (result.status === 'scheduled') res.status(202).location(`/exports/${result.jobId}`).json(answer);
           else res.status(200).json(answer);
         })

@@ -12,4 +12,5 @@ export { withTransaction, type FreshDatabase } from '@tasks-lab/11-mysql-leases'
  * (tests: tasks_lab14_<label>_<hex>, migrated with lab 14's chain), recreateVerifyDatabase
  * and verifyDatabaseOnce (verify's tasks_lab14_verify).
  */
-export const { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } = labDatabases(LAB, JOBS_DATABASE);
+export const { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } =
+  labDatabases(LAB, JOBS_DATABASE);

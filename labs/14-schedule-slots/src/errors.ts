@@ -5,7 +5,11 @@ import { AppError } from '@tasks-lab/01-state-machine';
 /** A time without a zone ("2026-01-01T10:00:59") names a different instant in every zone: refused. */
 export class TimeZoneRequiredError extends AppError {
   constructor(text: string) {
-    super('time-zone-required', `A time must say its zone ("Z" or "+hh:mm"), got ${JSON.stringify(text.slice(0, 40))}: a slot is named in UTC`, 400);
+    super(
+      'time-zone-required',
+      `A time must say its zone ("Z" or "+hh:mm"), got ${JSON.stringify(text.slice(0, 40))}: a slot is named in UTC`,
+      400,
+    );
   }
 }
 

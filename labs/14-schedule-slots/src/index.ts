@@ -29,15 +29,42 @@ export {
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
 } from './options.ts';
-export { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } from './database.ts';
+export {
+  openJobsDatabase,
+  freshDatabase,
+  withFreshDatabase,
+  recreateVerifyDatabase,
+  verifyDatabaseOnce,
+} from './database.ts';
 
 // Slots, scheduling, the signal.
-export { FIND_SLOT, INSERT_SLOT, PICK_SCHEDULE_PRODUCTS, LATEST_SLOTS, SLOTS_WITH_PREFIX } from './schedule-queries.ts';
-export { SLOT_PREFIX, checkSlotKey, instantOf, executionSlot, plannedSlot } from './slots.ts';
+export { FIND_SLOT, INSERT_SLOT, PICK_SCHEDULE_PRODUCTS, LATEST_SLOTS, SLOTS_WITH_PREFIX } from './slot-queries.ts';
+export { SLOT_PREFIX, checkSlotKey, instantOf, executionSlot, plannedSlot } from './slot-keys.ts';
 export { TimeZoneRequiredError, InvalidTimeError, InvalidSlotKeyError } from './errors.ts';
-export { type ScheduleResult, type ScheduleOnceOptions, scheduleOnce, jobOfSlot } from './schedule.ts';
-export { SCHEDULE_TICK_JOB_NAME, type TickMessage, type TickOutcome, type TickContext, plannedAtOf, slotKeyFor, handleTick, describeTick } from './tick.ts';
-export { TICK_JOB_OPTIONS, upsertExportSchedule, removeExportSchedule, type ScheduleState, readScheduleState, describeScheduleState } from './scheduler.ts';
+export { type ScheduleResult, type ScheduleOnceOptions, scheduleOnce, jobOfSlot } from './schedule-once.ts';
+export {
+  SCHEDULE_TICK_JOB_NAME,
+  type TickMessage,
+  type TickOutcome,
+  type TickContext,
+  plannedAtOf,
+  slotKeyFor,
+  handleTick,
+  describeTick,
+  tickMessageOf,
+  type TickSettings,
+  tickJobHandler,
+} from './tick.ts';
+export {
+  TICK_JOB_OPTIONS,
+  type TickQueue,
+  type TickJob,
+  upsertExportSchedule,
+  removeExportSchedule,
+  type ScheduleState,
+  readScheduleState,
+  describeScheduleState,
+} from './schedule-registration.ts';
 
 // The workers and the API.
 export {

@@ -1,6 +1,6 @@
 // `pnpm publisher`: lesson 12's outbox publisher process, unchanged, on lab 14's database and
 // key prefix. Each event already names its queue: a scheduled export's event says
-// exports.bulk (src/schedule.ts), so its wake-up reaches the bulk worker, while the signal
+// exports.bulk (src/schedule-once.ts), so its wake-up reaches the bulk worker, while the signal
 // that created it came on exports.fast. The signals do not nudge the publisher: it finds their
 // events on its next poll (OUTBOX_POLL_MS).
 import { runMain } from '@tasks-lab/lab-kit';

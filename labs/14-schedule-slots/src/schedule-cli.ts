@@ -15,7 +15,12 @@ import { runMain } from '@tasks-lab/lab-kit';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
 import { LAB, readScheduleOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
-import { describeScheduleState, readScheduleState, removeExportSchedule, upsertExportSchedule } from './scheduler.ts';
+import {
+  describeScheduleState,
+  readScheduleState,
+  removeExportSchedule,
+  upsertExportSchedule,
+} from './schedule-registration.ts';
 import type { TickMessage, TickOutcome } from './tick.ts';
 
 /** `--remove` or nothing; `--` (pnpm's separator) is skipped; anything else is refused with the usage. */
@@ -39,11 +44,17 @@ async function main(): Promise<void> {
   try {
     if (remove) {
       const removed = await removeExportSchedule(queue, timings.scheduleId);
-      console.log(removed ? `schedule ${timings.scheduleId} removed from ${where} (its pending run with it)` : `no schedule ${timings.scheduleId} on ${where}: nothing removed`);
+      console.log(
+        removed
+          ? `schedule ${timings.scheduleId} removed from ${where} (its pending run with it)`
+          : `no schedule ${timings.scheduleId} on ${where}: nothing removed`,
+      );
       return;
     }
     await upsertExportSchedule(queue, { scheduleId: timings.scheduleId, everyMs: timings.scheduleEveryMs });
-    console.log(`schedule ${timings.scheduleId} upserted on ${where}; the fast worker runs its signals (\`pnpm worker:fast\`)`);
+    console.log(
+      `schedule ${timings.scheduleId} upserted on ${where}; the fast worker runs its signals (\`pnpm worker:fast\`)`,
+    );
     console.log(describeScheduleState(await readScheduleState(queue, timings.scheduleId)));
   } finally {
     await queue.close();

@@ -7,7 +7,7 @@ import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { runMain } from '@tasks-lab/lab-kit';
 import { openJobsDatabase } from './database.ts';
 import { LAB, SERVER_PROCESS_OPTIONS } from './options.ts';
-import { LATEST_SLOTS } from './schedule-queries.ts';
+import { LATEST_SLOTS } from './slot-queries.ts';
 
 /** The course's LIMIT 10. */
 export const SLOTS_SHOWN = 10;

@@ -14,9 +14,9 @@ import type { Job } from 'bullmq';
 import type { AdmissionRules } from '@tasks-lab/13-admission';
 import { CapacityExceededError } from '@tasks-lab/13-admission';
 import type { SlotKeySource } from './options.ts';
-import { PICK_SCHEDULE_PRODUCTS } from './schedule-queries.ts';
-import { scheduleOnce } from './schedule.ts';
-import { executionSlot, plannedSlot } from './slots.ts';
+import { PICK_SCHEDULE_PRODUCTS } from './slot-queries.ts';
+import { scheduleOnce } from './schedule-once.ts';
+import { executionSlot, plannedSlot } from './slot-keys.ts';
 
 /** The BullMQ job name of the periodic signal (the export wake-ups are lesson 11's `export`). */
 export const SCHEDULE_TICK_JOB_NAME = 'schedule-tick';
@@ -39,6 +39,7 @@ export interface TickOutcome {
 export interface TickContext {
   pool: Pool;
   slotKeyFrom: SlotKeySource;
+  /** The interval a slot is named at when the signal's job does not carry its scheduler's own. */
   everyMs: number;
   scheduleProducts: number;
   rules?: Partial<AdmissionRules>;
@@ -51,29 +52,56 @@ export interface TickContext {
  * When the scheduler planned this run: BullMQ names a scheduler's job
  * `repeat:<scheduler id>:<planned ms>` and keeps the same number in `opts.prevMillis`.
  */
-export function plannedAtOf(job: Pick<Job, 'id' | 'opts'>): Date {
+export function plannedAtOf(job: Pick<Job<TickMessage, TickOutcome>, 'id' | 'opts'>): Date {
   const fromOpts = (job.opts as { prevMillis?: unknown }).prevMillis;
   const fromId = /^repeat:.+:(\d+)$/.exec(job.id ?? '')?.[1];
   const millis = typeof fromOpts === 'number' ? fromOpts : fromId === undefined ? Number.NaN : Number(fromId);
-  if (!Number.isFinite(millis)) throw new Error(`job ${job.id ?? '?'} was not made by a Job Scheduler: it has no planned time`);
+  if (!Number.isFinite(millis))
+    throw new Error(`job ${job.id ?? '?'} was not made by a Job Scheduler: it has no planned time`);
   return new Date(millis);
 }
 
-/** The slot of one signal, by the configured rule. */
-export function slotKeyFor(job: Pick<Job<TickMessage>, 'id' | 'opts' | 'data'>, handledAt: Date, context: Pick<TickContext, 'slotKeyFrom' | 'everyMs'>): string {
-  if (context.slotKeyFrom === 'execution') return executionSlot(handledAt);
-  return plannedSlot(job.data.schedule, plannedAtOf(job), context.everyMs);
+/**
+ * The interval of the scheduler that planned this run: BullMQ copies its repeat options onto each
+ * job it makes (`opts.repeat.every`). The worker's own setting is only the fallback: a slot named
+ * at the worker's interval, when the schedule was registered with another (`SCHEDULE_EVERY_MS=5000
+ * pnpm schedule` beside a worker left at the default minute), would give twelve runs one slot.
+ */
+export function intervalOf(job: Pick<Job<TickMessage, TickOutcome>, 'opts'>, fallbackMs: number): number {
+  const every = (job.opts as { repeat?: { every?: unknown } }).repeat?.every;
+  return typeof every === 'number' && every > 0 ? every : fallbackMs;
 }
 
-export async function handleTick(job: Pick<Job<TickMessage>, 'id' | 'opts' | 'data'>, context: TickContext): Promise<TickOutcome> {
+/** The slot of one signal, by the configured rule. */
+export function slotKeyFor(
+  job: Pick<Job<TickMessage, TickOutcome>, 'id' | 'opts' | 'data'>,
+  handledAt: Date,
+  context: Pick<TickContext, 'slotKeyFrom' | 'everyMs'>,
+): string {
+  if (context.slotKeyFrom === 'execution') return executionSlot(handledAt);
+  return plannedSlot(job.data.schedule, plannedAtOf(job), intervalOf(job, context.everyMs));
+}
+
+export async function handleTick(
+  job: Pick<Job<TickMessage, TickOutcome>, 'id' | 'opts' | 'data'>,
+  context: TickContext,
+): Promise<TickOutcome> {
   const handledAt = (context.now ?? (() => new Date()))();
   const slotKey = slotKeyFor(job, handledAt, context);
-  const base = { schedule: job.data.schedule, slotKey, plannedAt: plannedAtOf(job).toISOString(), handledAt: handledAt.toISOString() };
+  const base = {
+    schedule: job.data.schedule,
+    slotKey,
+    plannedAt: plannedAtOf(job).toISOString(),
+    handledAt: handledAt.toISOString(),
+  };
   const [rows] = await context.pool.query<RowDataPacket[]>(PICK_SCHEDULE_PRODUCTS, [context.scheduleProducts]);
   const productIds = rows.map((row) => Number(row.id));
   if (productIds.length === 0) return { ...base, status: 'no-products', jobId: null };
   try {
-    const result = await scheduleOnce(context.pool, slotKey, productIds, { rules: context.rules, deadlineMs: context.deadlineMs });
+    const result = await scheduleOnce(context.pool, slotKey, productIds, {
+      rules: context.rules,
+      deadlineMs: context.deadlineMs,
+    });
     return { ...base, status: result.status, jobId: result.jobId };
   } catch (err) {
     // A full service is an answer, not a failure: this slot is skipped, the next signal tries its own.
@@ -86,4 +114,42 @@ export async function handleTick(job: Pick<Job<TickMessage>, 'id' | 'opts' | 'da
 export function describeTick(outcome: TickOutcome): string {
   const job = outcome.jobId ? ` job ${outcome.jobId}` : '';
   return `tick planned ${outcome.plannedAt} handled ${outcome.handledAt}: slot ${outcome.slotKey} ${outcome.status}${job}`;
+}
+
+/** A tick's message is `{ schedule }`: anything else on that job name is refused, not guessed at. */
+export function tickMessageOf(data: unknown): TickMessage {
+  const schedule = (data as Partial<TickMessage> | null)?.schedule;
+  if (typeof schedule !== 'string' || schedule === '')
+    throw new Error(
+      `a ${SCHEDULE_TICK_JOB_NAME} job's data is { "schedule": "<id>" }, got ${JSON.stringify(data).slice(0, 80)}`,
+    );
+  return { schedule };
+}
+
+/** What a signal's handler reads from the options: lesson 14's schedule settings and lesson 13's rules. */
+export interface TickSettings extends Partial<AdmissionRules> {
+  slotKeyFrom: SlotKeySource;
+  scheduleEveryMs: number;
+  scheduleProducts: number;
+  deadlineMs: number;
+}
+
+/**
+ * The worker's handler for the signal's jobs: checks the message, then runs `tick` (handleTick,
+ * or a can-fail fixture's broken one) with the options. Lesson 15's and 16's workers run it too.
+ */
+export function tickJobHandler(
+  pool: Pool,
+  settings: TickSettings,
+  tick: typeof handleTick = handleTick,
+): (job: Pick<Job<unknown, TickOutcome, string>, 'id' | 'opts' | 'data'>) => Promise<TickOutcome> {
+  const context: TickContext = {
+    pool,
+    slotKeyFrom: settings.slotKeyFrom,
+    everyMs: settings.scheduleEveryMs,
+    scheduleProducts: settings.scheduleProducts,
+    rules: settings,
+    deadlineMs: settings.deadlineMs,
+  };
+  return async (job) => tick({ id: job.id, opts: job.opts, data: tickMessageOf(job.data) }, context);
 }

@@ -18,13 +18,49 @@ import type { Job, Worker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { onShutdown, runMain } from '@tasks-lab/lab-kit';
-import { EXPORT_JOB_NAME, openQueue, startWorker, type ExportJobName, type JobHandlers } from '@tasks-lab/08-broker-worker';
-import { deliverExport, exportFaults, readyWithPool, WORKER_SHUTDOWN_GRACE_MS, type DeliveryOutcome, type ExportFaults, type WakeUpMessage } from '@tasks-lab/11-mysql-leases';
-import { BULK_QUEUE, exportsAddress, FAST_QUEUE, finishAndLeave, logDeliveries, routeNamed, startRouteWorker } from '@tasks-lab/13-admission';
+import {
+  EXPORT_JOB_NAME,
+  openQueue,
+  startWorker,
+  type ExportJobName,
+  type JobHandlers,
+} from '@tasks-lab/08-broker-worker';
+import {
+  deliverExport,
+  exportFaults,
+  readyWithPool,
+  WORKER_SHUTDOWN_GRACE_MS,
+  type DeliveryOutcome,
+  type ExportFaults,
+  type WakeUpMessage,
+} from '@tasks-lab/11-mysql-leases';
+import {
+  BULK_QUEUE,
+  exportsAddress,
+  FAST_QUEUE,
+  finishAndLeave,
+  logDeliveries,
+  routeNamed,
+  startRouteWorker,
+} from '@tasks-lab/13-admission';
 import { openJobsDatabase } from './database.ts';
-import { describeTimings, LAB, readScheduleOptions, WORKER_PROCESS_OPTIONS, type ScheduleOptionValues, type WorkerProcessOptionValues } from './options.ts';
-import { describeScheduleState, readScheduleState } from './scheduler.ts';
-import { describeTick, handleTick, SCHEDULE_TICK_JOB_NAME, type TickMessage, type TickOutcome } from './tick.ts';
+import {
+  describeTimings,
+  LAB,
+  readScheduleOptions,
+  WORKER_PROCESS_OPTIONS,
+  type ScheduleOptionValues,
+  type WorkerProcessOptionValues,
+} from './options.ts';
+import { describeScheduleState, readScheduleState } from './schedule-registration.ts';
+import {
+  describeTick,
+  handleTick,
+  SCHEDULE_TICK_JOB_NAME,
+  tickJobHandler,
+  type TickMessage,
+  type TickOutcome,
+} from './tick.ts';
 
 /** The fast queue's two job names, their messages and their results. */
 export type FastJobName = ExportJobName | typeof SCHEDULE_TICK_JOB_NAME;
@@ -54,37 +90,33 @@ export interface RunningFastWorker {
   close(): Promise<void>;
 }
 
-/** A tick's message is `{ schedule }`: anything else on that job name is refused, not guessed at. */
-function tickMessageOf(data: FastJobData): TickMessage {
-  const schedule = (data as Partial<TickMessage>).schedule;
-  if (typeof schedule !== 'string' || schedule === '') throw new Error(`a ${SCHEDULE_TICK_JOB_NAME} job's data is { "schedule": "<id>" }, got ${JSON.stringify(data).slice(0, 80)}`);
-  return { schedule };
-}
-
 export async function startFastWorker(options: StartFastWorkerOptions): Promise<RunningFastWorker> {
   const { process: settings, timings } = options;
   const faults = options.faults ?? exportFaults();
   const tick = options.tick ?? handleTick;
   const pool = await openJobsDatabase({ database: settings.database, settings: timings });
   // Lesson 13's delivery, exactly as its route worker does it: the finish leaves the admission gate.
-  const exportContext = { pool, leaseMs: timings.leaseMs, maxAttempts: timings.maxAttempts, artifactsDir: settings.artifactsDir, faults, parts: { finish: finishAndLeave } };
-  const tickContext = {
+  const exportContext = {
     pool,
-    slotKeyFrom: timings.slotKeyFrom,
-    everyMs: timings.scheduleEveryMs,
-    scheduleProducts: timings.scheduleProducts,
-    rules: timings,
-    deadlineMs: timings.deadlineMs,
+    leaseMs: timings.leaseMs,
+    maxAttempts: timings.maxAttempts,
+    artifactsDir: settings.artifactsDir,
+    faults,
+    parts: { finish: finishAndLeave },
   };
+  const handleSignal = tickJobHandler(pool, timings, tick);
   const handlers: JobHandlers<FastJobData, FastJobResult, FastJobName> = {
     [EXPORT_JOB_NAME]: (job) => deliverExport(job.data, exportContext),
     [SCHEDULE_TICK_JOB_NAME]: async (job) => {
-      const outcome = await tick({ id: job.id, opts: job.opts, data: tickMessageOf(job.data) }, tickContext);
+      const outcome = await handleSignal(job);
       options.onTick?.(outcome, job);
       return outcome;
     },
   };
-  const worker: FastWorker = startWorker(exportsAddress(FAST_QUEUE, settings.queuePrefix), handlers, { ...settings, connection: options.connection });
+  const worker: FastWorker = startWorker(exportsAddress(FAST_QUEUE, settings.queuePrefix), handlers, {
+    ...settings,
+    connection: options.connection,
+  });
   // Lesson 11's: a worker that never got ready leaves no pool open; close is the worker, then the pool.
   return { worker, close: await readyWithPool(worker, pool) };
 }
@@ -99,17 +131,29 @@ const isTickOutcome = (result: FastJobResult): result is TickOutcome => 'slotKey
 export function logFastWork(running: RunningFastWorker, log: (line: string) => void = console.log): void {
   running.worker.on('completed', (job, result) => {
     if (isTickOutcome(result)) log(`${FAST_QUEUE} ${describeTick(result)} (BullMQ id ${job.id})`);
-    else log(`${FAST_QUEUE} delivered job ${result.job_id} (BullMQ id ${job.id}): claimed ${result.claimed}, published ${result.published}`);
+    else
+      log(
+        `${FAST_QUEUE} delivered job ${result.job_id} (BullMQ id ${job.id}): claimed ${result.claimed}, published ${result.published}`,
+      );
   });
   running.worker.on('failed', (job, err) => {
     if (job?.name === SCHEDULE_TICK_JOB_NAME) log(`${FAST_QUEUE} tick (BullMQ id ${job.id}) failed: ${err.message}`);
-    else log(`${FAST_QUEUE} delivery of job ${(job?.data as Partial<WakeUpMessage> | undefined)?.job_id ?? '?'} (BullMQ id ${job?.id ?? '?'}) failed: ${err.message}`);
+    else
+      log(
+        `${FAST_QUEUE} delivery of job ${(job?.data as Partial<WakeUpMessage> | undefined)?.job_id ?? '?'} (BullMQ id ${job?.id ?? '?'}) failed: ${err.message}`,
+      );
   });
 }
 
 /** "schedule …: registered, every 1 s, next planned run …", read once at start-up (it changes nothing). */
-async function scheduleOnQueue(settings: WorkerProcessOptionValues, scheduleId: string, connection?: RedisOptions): Promise<string> {
-  const queue = await openQueue<TickMessage, TickOutcome>(exportsAddress(FAST_QUEUE, settings.queuePrefix), { connection });
+async function scheduleOnQueue(
+  settings: WorkerProcessOptionValues,
+  scheduleId: string,
+  connection?: RedisOptions,
+): Promise<string> {
+  const queue = await openQueue<TickMessage, TickOutcome>(exportsAddress(FAST_QUEUE, settings.queuePrefix), {
+    connection,
+  });
   try {
     return describeScheduleState(await readScheduleState(queue, scheduleId));
   } finally {
@@ -131,13 +175,17 @@ async function main(): Promise<void> {
     logFastWork(running);
     onShutdown(running.close, { graceMs: WORKER_SHUTDOWN_GRACE_MS });
     const schedule = await scheduleOnQueue(settings, timings.scheduleId);
-    console.log(`export worker ${process.pid} ready: ${where}, jobs ${EXPORT_JOB_NAME} and ${SCHEDULE_TICK_JOB_NAME}; ${schedule}; ${describeTimings(timings)}; ${faults.describe()}`);
+    console.log(
+      `export worker ${process.pid} ready: ${where}, jobs ${EXPORT_JOB_NAME} and ${SCHEDULE_TICK_JOB_NAME}; ${schedule}; ${describeTimings(timings)}; ${faults.describe()}`,
+    );
     return;
   }
   const running = await startRouteWorker({ queueName: BULK_QUEUE, process: settings, lease: timings, faults });
   logDeliveries(running, BULK_QUEUE);
   onShutdown(running.close, { graceMs: WORKER_SHUTDOWN_GRACE_MS });
-  console.log(`export worker ${process.pid} ready: ${where}, job ${EXPORT_JOB_NAME}; ${describeTimings(timings)}; ${faults.describe()}`);
+  console.log(
+    `export worker ${process.pid} ready: ${where}, job ${EXPORT_JOB_NAME}; ${describeTimings(timings)}; ${faults.describe()}`,
+  );
 }
 
 runMain(import.meta.url, main);

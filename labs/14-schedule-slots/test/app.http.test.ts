@@ -9,7 +9,7 @@ import type { RunningServer } from '@tasks-lab/01-state-machine';
 import type { AdmissionRules } from '@tasks-lab/13-admission';
 import { countRows } from '../scripts/slot-scenarios.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { jobOfSlot } from '../src/schedule.ts';
+import { jobOfSlot } from '../src/schedule-once.ts';
 import { startServer } from '../src/server.ts';
 
 let db: FreshDatabase;
@@ -43,9 +43,18 @@ interface Answer {
 }
 
 async function postSlot(body: unknown, url = api.url): Promise<Answer> {
-  const response = await fetch(`${url}/schedule-slots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/schedule-slots`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: response.status, location: response.headers.get('location'), retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Answer['body'] };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Answer['body'],
+  };
 }
 
 /** A slot key of one test's own. */
@@ -147,9 +156,17 @@ describe('POST /schedule-slots', () => {
     const full = await startApi({ admissionLimit: (await countRows(db.pool)).gate });
     try {
       const before = await countRows(db.pool);
-      expect(await postSlot({ product_ids: [1], slot_key: slotKey }, full.url)).toMatchObject({ status: 200, body: { status: 'already-scheduled', job_id: taken.body.job_id } });
+      expect(await postSlot({ product_ids: [1], slot_key: slotKey }, full.url)).toMatchObject({
+        status: 200,
+        body: { status: 'already-scheduled', job_id: taken.body.job_id },
+      });
       const refused = await postSlot({ product_ids: [1], slot_key: drillKey() }, full.url);
-      expect(refused).toMatchObject({ status: 503, retryAfter: '5', location: null, body: { error: 'capacity-exceeded' } });
+      expect(refused).toMatchObject({
+        status: 503,
+        retryAfter: '5',
+        location: null,
+        body: { error: 'capacity-exceeded' },
+      });
       expect(await countRows(db.pool)).toEqual(before);
     } finally {
       await full.close();

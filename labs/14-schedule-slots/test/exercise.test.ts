@@ -6,7 +6,10 @@ import { loadExercise } from '@tasks-lab/lab-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 
-const { scheduleOnce } = await loadExercise<typeof import('../solutions/schedule-once.ts')>(import.meta.url, 'schedule-once.ts');
+const { scheduleOnce } = await loadExercise<typeof import('../solutions/schedule-once.ts')>(
+  import.meta.url,
+  'schedule-once.ts',
+);
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {
@@ -28,7 +31,10 @@ describe('exercise: one job per slot, whoever calls', () => {
   });
 
   it('When two producers call a new slot 10 times each at once, Then exactly one job, one slot and one event are created [test:exercise-concurrent-one-job]', async () => {
-    const before = { jobs: await count('SELECT COUNT(*) AS n FROM export_jobs'), events: await count('SELECT COUNT(*) AS n FROM export_outbox') };
+    const before = {
+      jobs: await count('SELECT COUNT(*) AS n FROM export_jobs'),
+      events: await count('SELECT COUNT(*) AS n FROM export_outbox'),
+    };
     const producer = () => Promise.all(Array.from({ length: 10 }, () => scheduleOnce(db!.pool, 'exercise:race', [1])));
     const results = (await Promise.all([producer(), producer()])).flat();
     const scheduled = results.filter((r) => r.status === 'scheduled');

@@ -4,7 +4,13 @@ import { describeTimings, readScheduleOptions, readShortScheduleOptions } from '
 
 describe('schedule options', () => {
   it("When nothing is set, Then the course's values apply: every 60 s, the first 100 products, slots from the planned time", () => {
-    expect(readScheduleOptions({ env: {} })).toMatchObject({ scheduleEveryMs: 60_000, scheduleProducts: 100, scheduleId: 'export-each-minute', slotKeyFrom: 'planned', admissionLimit: 100 });
+    expect(readScheduleOptions({ env: {} })).toMatchObject({
+      scheduleEveryMs: 60_000,
+      scheduleProducts: 100,
+      scheduleId: 'export-each-minute',
+      slotKeyFrom: 'planned',
+      admissionLimit: 100,
+    });
   });
 
   it('When a setting is out of bounds or unknown, Then it is refused with the variable', () => {
@@ -14,9 +20,9 @@ describe('schedule options', () => {
     expect(() => readScheduleOptions({ env: { ADMISSION_LIMIT: '0' } })).toThrow(/ADMISSION_LIMIT/);
   });
 
-  it("When verify reads the short timings, Then the schedule runs every second; COURSE_TIMINGS=1 puts the minute back", () => {
+  it('When verify reads the short timings, Then the schedule runs every second; USE_COURSE_TIMINGS=1 puts the minute back', () => {
     expect(readShortScheduleOptions({}).scheduleEveryMs).toBe(1000);
-    const course = readShortScheduleOptions({ COURSE_TIMINGS: '1' });
+    const course = readShortScheduleOptions({ USE_COURSE_TIMINGS: '1' });
     expect(course.scheduleEveryMs).toBe(60_000);
     expect(describeTimings(course)).toMatch(/schedule export-each-minute every 1 min, slot from the planned time/);
   });

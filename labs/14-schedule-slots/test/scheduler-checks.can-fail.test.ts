@@ -32,25 +32,50 @@ describe('scheduler checks can fail', () => {
   const suite = canFailSuite(buildSchedulerChecks);
   const slow = { timeoutMs: 90_000 };
 
-  suite.breaks('signal-on-fast-export-on-bulk', "the tick admits its export on exports.fast, the signal's own queue", broken({ fastWorker: fastWorkerExportingOnFast }), {
-    ...slow,
-    observed: /outbox event to exports\.fast \(EXPECTED exports\.bulk\), delivered by the fast worker/,
-  });
-  suite.breaks('signal-on-fast-export-on-bulk', '`pnpm schedule` registers the schedule on exports.bulk', broken({ schedule: scheduleOnBulk }), {
-    ...slow,
-    observed: /NO schedule-tick was handled on exports\.fast .*no processor registered for job name "schedule-tick"/,
-  });
-  suite.breaks('no-backfill-after-downtime', 'a late signal schedules one slot per interval it missed (a backfill)', brokenOnShortInterval({ fastWorker: backfillingFastWorker }), {
-    ...slow,
-    observed: /slots for them: [2-9]\d* .*EXPECTED exactly 1: no backfill/,
-  });
-  suite.breaks('no-backfill-after-downtime', 'the fast worker registers a schedule of its own, under a new id, on every start', brokenOnShortInterval({ fastWorker: fastWorkerRegisteringOnStart }), {
-    ...slow,
-    observed: /EXPECTED exactly 1: no backfill|NOT the cadence/,
-  });
-  suite.breaks('one-schedule-per-id', '`pnpm schedule` registers under a new id on each run', broken({ schedule: scheduleWithNewIdEachRun }), {
-    ...slow,
-    observed: /holds 2 scheduler\(s\).* and 2 pending signal\(s\)/,
-  });
+  suite.breaks(
+    'signal-on-fast-export-on-bulk',
+    "the tick admits its export on exports.fast, the signal's own queue",
+    broken({ fastWorker: fastWorkerExportingOnFast }),
+    {
+      ...slow,
+      observed: /outbox event to exports\.fast \(EXPECTED exports\.bulk\), delivered by the fast worker/,
+    },
+  );
+  suite.breaks(
+    'signal-on-fast-export-on-bulk',
+    '`pnpm schedule` registers the schedule on exports.bulk',
+    broken({ schedule: scheduleOnBulk }),
+    {
+      ...slow,
+      observed: /NO schedule-tick was handled on exports\.fast .*no processor registered for job name "schedule-tick"/,
+    },
+  );
+  suite.breaks(
+    'no-backfill-after-downtime',
+    'a late signal schedules one slot per interval it missed (a backfill)',
+    brokenOnShortInterval({ fastWorker: backfillingFastWorker }),
+    {
+      ...slow,
+      observed: /slots for them: [2-9]\d* .*EXPECTED exactly 1: no backfill/,
+    },
+  );
+  suite.breaks(
+    'no-backfill-after-downtime',
+    'the fast worker registers a schedule of its own, under a new id, on every start',
+    brokenOnShortInterval({ fastWorker: fastWorkerRegisteringOnStart }),
+    {
+      ...slow,
+      observed: /EXPECTED exactly 1: no backfill|NOT the cadence/,
+    },
+  );
+  suite.breaks(
+    'one-schedule-per-id',
+    '`pnpm schedule` registers under a new id on each run',
+    broken({ schedule: scheduleWithNewIdEachRun }),
+    {
+      ...slow,
+      observed: /holds 2 scheduler\(s\).* and 2 pending signal\(s\)/,
+    },
+  );
   suite.coversEveryCheck();
 });

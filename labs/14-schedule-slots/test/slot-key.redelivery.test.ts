@@ -1,4 +1,5 @@
-// The issue's failing-then-passing test: one signal, redelivered across a minute boundary.
+// One signal, redelivered across a minute boundary: the course's slot label (the minute the
+// signal was handled) makes two jobs (the `it.fails` below), the lab's planned-time slot one.
 //
 // A REAL run of the lab's Job Scheduler: the schedule is upserted on a queue of this file's
 // own (a scratch BullMQ prefix, obliterated afterwards), and its pending run is read back
@@ -14,29 +15,30 @@
 //   The lab's key (SLOT_KEY_FROM=planned, the run's PLANNED time): one slot, one job; the
 //   second handling answers already-scheduled.
 import { randomBytes } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
 import { aroundNextMinute, countRows, readPlannedRun, readSlots, rowsAdded } from '../scripts/slot-scenarios.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, type SlotKeySource } from '../src/options.ts';
-import { upsertExportSchedule } from '../src/scheduler.ts';
-import { executionSlot, plannedSlot } from '../src/slots.ts';
+import { type TickJob, type TickQueue, upsertExportSchedule } from '../src/schedule-registration.ts';
+import { executionSlot, plannedSlot } from '../src/slot-keys.ts';
 import { handleTick, plannedAtOf, type TickMessage, type TickOutcome } from '../src/tick.ts';
 
 const SCHEDULE_ID = 'export-each-minute';
 const EVERY_MS = 60_000;
 
-let queue: Queue<TickMessage> | undefined;
+let queue: TickQueue<unknown> | undefined;
 /** The scheduler's pending run, as BullMQ keeps it, and the two handling times around its next minute. */
-let run: Job<TickMessage>;
+let run: TickJob<unknown>;
 let plannedAt: Date;
 let times: { before: Date; after: Date };
 
 beforeAll(async () => {
   // A prefix of this file's own: the test never touches a student's queues (tasks-lab14:…).
-  queue = await openQueue<TickMessage, unknown>(exportsAddress(FAST_QUEUE, `${QUEUE_PREFIX}-t${randomBytes(4).toString('hex')}`));
+  queue = await openQueue<TickMessage, unknown>(
+    exportsAddress(FAST_QUEUE, `${QUEUE_PREFIX}-t${randomBytes(4).toString('hex')}`),
+  );
   await upsertExportSchedule(queue, { scheduleId: SCHEDULE_ID, everyMs: EVERY_MS });
   run = await readPlannedRun(queue, SCHEDULE_ID);
   plannedAt = plannedAtOf(run);
@@ -62,13 +64,17 @@ interface Redelivery {
 async function handleTwice(slotKeyFrom: SlotKeySource): Promise<Redelivery> {
   const db: FreshDatabase = await freshDatabase(`redeliver${slotKeyFrom.slice(0, 4)}`);
   try {
-    const handle = (job: Job<TickMessage>, at: Date) =>
+    const handle = (job: TickJob<unknown>, at: Date) =>
       handleTick(job, { pool: db.pool, slotKeyFrom, everyMs: EVERY_MS, scheduleProducts: 100, now: () => at });
     const before = await countRows(db.pool);
     const first = await handle(run, times.before);
     const redelivered = (await queue!.getJob(run.id!)) ?? run;
     const second = await handle(redelivered, times.after);
-    return { outcomes: [first, second], added: rowsAdded(before, await countRows(db.pool)), slots: await readSlots(db.pool) };
+    return {
+      outcomes: [first, second],
+      added: rowsAdded(before, await countRows(db.pool)),
+      slots: await readSlots(db.pool),
+    };
   } finally {
     await db.drop();
   }
@@ -95,7 +101,7 @@ describe('a real scheduler run, redelivered across a minute boundary', () => {
     expect(slots).toHaveLength(2);
   });
 
-  it.fails("course label: a redelivered signal makes one job [test:redelivery-course-label-not-one-job]", async () => {
+  it.fails('course label: a redelivered signal makes one job [test:redelivery-course-label-not-one-job]', async () => {
     const { outcomes, added } = await handleTwice('execution');
     expect(outcomes[1]).toMatchObject({ status: 'already-scheduled', jobId: outcomes[0].jobId });
     expect(added.jobs).toBe(1);
@@ -105,7 +111,12 @@ describe('a real scheduler run, redelivered across a minute boundary', () => {
     const { outcomes, added, slots } = await handleTwice('planned');
     const slotKey = plannedSlot(SCHEDULE_ID, plannedAt, EVERY_MS);
     expect(outcomes[0]).toMatchObject({ status: 'scheduled', slotKey, plannedAt: plannedAt.toISOString() });
-    expect(outcomes[1]).toMatchObject({ status: 'already-scheduled', slotKey, jobId: outcomes[0].jobId, plannedAt: plannedAt.toISOString() });
+    expect(outcomes[1]).toMatchObject({
+      status: 'already-scheduled',
+      slotKey,
+      jobId: outcomes[0].jobId,
+      plannedAt: plannedAt.toISOString(),
+    });
     expect(added).toEqual({ jobs: 1, slots: 1, events: 1, gate: 1 });
     expect(slots).toEqual([{ slotKey, jobId: outcomes[0].jobId }]);
   });

@@ -15,9 +15,10 @@ import { WORKER_SHUTDOWN_GRACE_MS } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, readShortScheduleOptions, SCHEDULE_OPTIONS, WORKER_PROCESS_OPTIONS } from '../src/options.ts';
-import { SLOTS_WITH_PREFIX } from '../src/schedule-queries.ts';
-import { upsertExportSchedule } from '../src/scheduler.ts';
-import { plannedSlot } from '../src/slots.ts';
+import { SLOTS_WITH_PREFIX } from '../src/slot-queries.ts';
+import { upsertExportSchedule } from '../src/schedule-registration.ts';
+import { plannedSlot } from '../src/slot-keys.ts';
+import type { TickMessage, TickOutcome } from '../src/tick.ts';
 import { ticksIn } from '../scripts/scheduler-scenarios.ts';
 
 const WORKER = fileURLToPath(new URL('../src/worker.ts', import.meta.url));
@@ -46,23 +47,36 @@ afterAll(async () => {
 
 describe('the fast worker process', () => {
   it('When a 1 s schedule runs, Then each signal makes the slot of its planned time and the planned times are 1 s apart [test:fast-worker-slots-follow-planned-times]', async () => {
-    const timings = readShortScheduleOptions({}, { scheduleId: SCHEDULE, scheduleEveryMs: EVERY_MS, slotKeyFrom: 'planned' });
+    const timings = readShortScheduleOptions(
+      {},
+      { scheduleId: SCHEDULE, scheduleEveryMs: EVERY_MS, slotKeyFrom: 'planned' },
+    );
     worker = await launchProcess(WORKER, {
       args: ['fast'],
       ready: /export worker \d+ ready/,
-      env: { ...SCHEDULE_OPTIONS.toEnv(timings), ...WORKER_PROCESS_OPTIONS.toEnv({ database: db.name, artifactsDir, queuePrefix: prefix }), [FAULTS_ENV]: '' },
+      env: {
+        ...SCHEDULE_OPTIONS.toEnv(timings),
+        ...WORKER_PROCESS_OPTIONS.toEnv({ database: db.name, artifactsDir, queuePrefix: prefix }),
+        [FAULTS_ENV]: '',
+      },
     });
     // Started before `pnpm schedule`: it registers nothing itself, and says so.
-    expect(worker.output()).toMatch(new RegExp(`queue exports\\.fast \\(prefix ${prefix}\\).*schedule ${SCHEDULE}: NOT registered`));
+    expect(worker.output()).toMatch(
+      new RegExp(`queue exports\\.fast \\(prefix ${prefix}\\).*schedule ${SCHEDULE}: NOT registered`),
+    );
 
-    const queue = await openQueue(exportsAddress(FAST_QUEUE, prefix));
+    const queue = await openQueue<TickMessage, TickOutcome>(exportsAddress(FAST_QUEUE, prefix));
     try {
       await upsertExportSchedule(queue, { scheduleId: SCHEDULE, everyMs: EVERY_MS });
     } finally {
       await queue.close();
     }
     const running = worker;
-    const ticks = await waitFor('three signals', () => ticksIn(running.output()).length >= 3 && ticksIn(running.output()).slice(0, 3), { timeoutMs: 10_000, intervalMs: 100 });
+    const ticks = await waitFor(
+      'three signals',
+      () => ticksIn(running.output()).length >= 3 && ticksIn(running.output()).slice(0, 3),
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
 
     const planned = ticks.map((t) => Date.parse(t.plannedAt));
     expect(planned.slice(1).map((p, i) => p - planned[i]!)).toEqual([EVERY_MS, EVERY_MS]);

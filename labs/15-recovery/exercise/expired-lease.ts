@@ -5,7 +5,11 @@
 //   - the deadline has passed  -> failed ('deadline_exceeded'), with a dead letter
 //   - no attempts left         -> failed ('attempts_exhausted'), with a dead letter
 //   - otherwise                -> queued again ('lease_expired'), after the backoff
-// Check your answer: pnpm lab 15 --exercise   (hint: pnpm lab 15 --hint)
+// This is the function the real scanner calls (src/recovery.ts, through src/expired-lease-rule.ts):
+// with LAB_EXERCISE=student it runs this file instead of solutions/expired-lease.ts.
+// Check your answer: pnpm -w lab 15 --exercise   (hint: pnpm -w lab 15 --hint). The test makes
+// jobs whose leases expired in a fresh database and runs the scanner's batch on them.
+// Watch it live: LAB_EXERCISE=student pnpm scanner
 
 export interface ExpiredLease {
   /** Claims so far (each claim adds one; an expiry does not). */

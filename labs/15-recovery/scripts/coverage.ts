@@ -12,12 +12,21 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'An expired lease is recovered with a new event; attempts are never reset, and a job has at most 3 claims',
-    gradedBy: ['check:lease-recovered-after-sigkill', 'check:three-expiries-dead-letter', 'test:expired-lease-requeued-with-backoff'],
+    gradedBy: [
+      'check:lease-recovered-after-sigkill',
+      'check:three-expiries-dead-letter',
+      'test:expired-lease-requeued-with-backoff',
+    ],
   },
   {
     section: 'learning-check',
     item: 'An exhausted job ends failed with a dead letter; a replay is a new job id that records replay_of',
-    gradedBy: ['check:three-expiries-dead-letter', 'check:replay-new-linked-job', 'test:replay-links-new-job'],
+    gradedBy: [
+      'check:three-expiries-dead-letter',
+      'check:replay-new-linked-job',
+      'test:replay-links-new-job',
+      'check:replay-keeps-snapshot',
+    ],
   },
   {
     section: 'learning-check',
@@ -33,7 +42,12 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'Cancellation, a normal exit and a forced kill each have a defined result and a defined recovery',
-    gradedBy: ['check:cancelled-never-publishes', 'test:worker-sigterm-finishes-within-grace', 'test:worker-sigterm-aborts-after-grace', 'check:lease-recovered-after-sigkill'],
+    gradedBy: [
+      'check:cancelled-never-publishes',
+      'test:worker-sigterm-finishes-within-grace',
+      'test:worker-sigterm-aborts-after-grace',
+      'check:lease-recovered-after-sigkill',
+    ],
   },
   {
     section: 'implementation-decision',
@@ -42,13 +56,23 @@ export const COVERAGE = coverage([
   },
   {
     section: 'implementation-decision',
-    item: 'After a fix, a failed job is replayed as a new job; the old failure and the link between them are kept',
-    gradedBy: ['check:replay-new-linked-job', 'test:replay-links-new-job'],
+    item: 'After a fix, a failed job is replayed as a new job with the same snapshot, so both runs had the same input; the old failure and the link between them are kept',
+    gradedBy: [
+      'check:replay-new-linked-job',
+      'test:replay-links-new-job',
+      'check:replay-keeps-snapshot',
+      'test:replay-copies-snapshot',
+      'test:http-replay-deadline-setting',
+    ],
   },
   {
     section: 'implementation-decision',
     item: 'A queued job nobody claimed and a running job whose lease expired are recovered separately; a confirmed dispatch is not proof of work',
-    gradedBy: ['check:queued-recovery-one-pending-event', 'check:lease-recovered-after-sigkill', 'test:confirm-sets-sent-and-dispatched'],
+    gradedBy: [
+      'check:queued-recovery-one-pending-event',
+      'check:lease-recovered-after-sigkill',
+      'test:confirm-sets-sent-and-dispatched',
+    ],
   },
   {
     section: 'implementation-decision',
@@ -70,6 +94,7 @@ export const COVERAGE = coverage([
       'check:queued-recovery-one-pending-event',
       'check:three-expiries-dead-letter',
       'check:replay-new-linked-job',
+      'check:replay-keeps-snapshot',
     ],
   },
   // Acceptance
@@ -86,7 +111,13 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'A replay records its source and does not erase the original failure',
-    gradedBy: ['check:replay-new-linked-job'],
+    gradedBy: [
+      'check:replay-new-linked-job',
+      'check:replay-keeps-snapshot',
+      'test:http-replay-key-refused-by-post',
+      'test:http-post-key-refused-by-replay',
+      'test:replay-key-names-one-job',
+    ],
   },
   {
     section: 'acceptance',
@@ -117,12 +148,22 @@ export const COVERAGE = coverage([
   {
     section: 'troubleshooting',
     item: 'The event was sent but the job stays queued: the message was lost or the worker failed before its claim; scan for unclaimed queued jobs with no pending event',
-    gradedBy: ['check:queued-recovery-one-pending-event', 'check:lost-wake-up-course-claim', 'check:lost-wake-up-fixed'],
+    gradedBy: [
+      'check:queued-recovery-one-pending-event',
+      'check:lost-wake-up-course-claim',
+      'check:lost-wake-up-fixed',
+    ],
   },
   // The exercise
   {
     section: 'exercise',
     item: 'One job whose lease expires again and again: failed after the 3rd claim, never a 4th',
-    gradedBy: ['test:exercise-third-expiry-fails', 'test:exercise-cancel-wins', 'test:exercise-deadline-fails', 'check:three-expiries-dead-letter'],
+    gradedBy: [
+      'test:exercise-scanner-runs-it',
+      'test:exercise-third-expiry-fails',
+      'test:exercise-cancel-wins',
+      'test:exercise-deadline-fails',
+      'check:three-expiries-dead-letter',
+    ],
   },
 ]);

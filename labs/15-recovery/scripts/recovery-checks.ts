@@ -5,6 +5,7 @@
 //   dispatched but never claimed gets ONE new event however often the scanner looks.
 //   Three expiries of real claims end in failed, one dead letter, the gate left, no fourth claim.
 //   A replay is a new job linked to the failed one, which keeps its failure and dead letter.
+//   A replay runs the failed job's own snapshot, even after the shop repriced or deleted a product.
 //   A recovered job's event goes to its own route (the course sends all of them to bulk).
 //
 // buildRecoveryChecks(deps) builds them without starting anything; deps swap in broken parts
@@ -16,7 +17,9 @@ import {
   keepsRoute,
   queuedRecovery,
   REAL_RECOVERY_PARTS,
+  PRICE_RISE_CENTS,
   replay,
+  replaySnapshot,
   retryGate,
   threeExpiries,
   type ClaimSeen,
@@ -24,6 +27,7 @@ import {
   type RecoveryContext,
   type RecoveryParts,
   type ScanSeen,
+  type SnapshotCase,
 } from './recovery-scenarios.ts';
 
 export interface RecoveryCheckDeps {
@@ -35,14 +39,40 @@ export interface RecoveryCheckDeps {
 
 const short = (id: string | undefined) => (id ? id.slice(0, 8) : 'none');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const describeClaim = (c: ClaimSeen | undefined) => (!c ? 'not tried' : c.claimed ? `claimed (attempts ${c.attempts})` : 'nothing');
-const describeScan = (s: ScanSeen) => `${s.moved}${s.reason ? ` (${s.reason})` : ''}${s.eventQueue ? ` event on ${s.eventQueue}` : ''}`;
+const describeClaim = (c: ClaimSeen | undefined) =>
+  !c ? 'not tried' : c.claimed ? `claimed (attempts ${c.attempts})` : 'nothing';
+const describeScan = (s: ScanSeen) =>
+  `${s.moved}${s.reason ? ` (${s.reason})` : ''}${s.eventQueue ? ` event on ${s.eventQueue}` : ''}`;
 const describeJob = (j: JobView) => `${j.status}, attempts ${j.attempts}${j.errorCode ? `, ${j.errorCode}` : ''}`;
 const nothing = (c: ClaimSeen | undefined) => c !== undefined && !c.claimed;
-const claimedWith = (c: ClaimSeen | undefined, attempts: number) => c !== undefined && c.claimed && c.attempts === attempts;
+const claimedWith = (c: ClaimSeen | undefined, attempts: number) =>
+  c !== undefined && c.claimed && c.attempts === attempts;
+const cents = (price: number | undefined) => (price === undefined ? 'gone' : String(price));
+
+/** The shop really changed (else the case proves nothing), and the replay's snapshot is the failed job's, by value. */
+function snapshotKept(c: SnapshotCase): boolean {
+  const changed =
+    c.name === 'repriced'
+      ? c.priceThen !== undefined && c.priceNow === c.priceThen + PRICE_RISE_CENTS
+      : c.priceThen !== undefined && c.priceNow === undefined;
+  return changed && 'snapshot' in c.replay && c.equal;
+}
+
+function describeSnapshotCase(c: SnapshotCase): string {
+  const change = `product ${c.productId} ${c.name}: ${cents(c.priceThen)} in the failed job's snapshot, ${cents(c.priceNow)} in the shop now`;
+  if (!('snapshot' in c.replay)) return `${change}; no replay: ${c.replay.error.slice(0, 160)}`;
+  const product = c.replay.snapshot.find((p) => p.id === c.productId);
+  return (
+    `${change}; the replay's snapshot: products ${c.replay.snapshot.map((p) => p.id).join(', ')}, product ${c.productId} at ${cents(product?.price_cents)}, ` +
+    `${c.equal ? 'equal' : 'NOT equal'} to the failed job's by value`
+  );
+}
 
 export function buildRecoveryChecks(deps: RecoveryCheckDeps = {}): Check[] {
-  const ctx: RecoveryContext = { parts: { ...REAL_RECOVERY_PARTS, ...deps.recoveryParts }, timings: deps.recoveryTimings ?? readShortRecoveryOptions() };
+  const ctx: RecoveryContext = {
+    parts: { ...REAL_RECOVERY_PARTS, ...deps.recoveryParts },
+    timings: deps.recoveryTimings ?? readShortRecoveryOptions(),
+  };
   const timeoutMs = 30 * SECOND;
   return [
     defineCheck({
@@ -53,11 +83,20 @@ export function buildRecoveryChecks(deps: RecoveryCheckDeps = {}): Check[] {
       timeoutMs,
       scenario: (signal) => retryGate(ctx, signal),
       judge: (e) => {
-        const course = e.course.early.every(nothing) && e.course.early.length === 2 && e.course.attemptsBetween === 0 && claimedWith(e.course.late, 1);
+        const course =
+          e.course.early.every(nothing) &&
+          e.course.early.length === 2 &&
+          e.course.attemptsBetween === 0 &&
+          claimedWith(e.course.late, 1);
         const s = e.scanner;
         const scanner =
-          claimedWith(s.first, 1) && s.scan.moved === 'requeued' && s.scan.reason === 'lease_expired' &&
-          s.early.length === 2 && s.early.every(nothing) && s.attemptsBetween === 1 && claimedWith(s.late, 2);
+          claimedWith(s.first, 1) &&
+          s.scan.moved === 'requeued' &&
+          s.scan.reason === 'lease_expired' &&
+          s.early.length === 2 &&
+          s.early.every(nothing) &&
+          s.attemptsBetween === 1 &&
+          claimedWith(s.late, 2);
         return outcome(
           course && scanner,
           `next_attempt_at ${seconds(e.gateMs)} ahead: claims ${e.course.early.map(describeClaim).join(', ')}, attempts then ${e.course.attemptsBetween}; after it: ${describeClaim(e.course.late)}. ` +
@@ -75,9 +114,16 @@ export function buildRecoveryChecks(deps: RecoveryCheckDeps = {}): Check[] {
       scenario: (signal) => queuedRecovery(ctx, signal),
       judge: (e) => {
         const ok =
-          e.before.unsent === 0 && e.afterFirst.unsent === 1 && e.afterFirst.events === e.before.events + 1 && e.afterFirst.scan.moved === 'redispatched' &&
-          e.afterSecond.unsent === 1 && e.afterSecond.events === e.afterFirst.events &&
-          e.afterThreshold.unsent === 1 && e.afterThreshold.events === e.afterFirst.events && e.job.status === 'queued' && e.job.attempts === 0;
+          e.before.unsent === 0 &&
+          e.afterFirst.unsent === 1 &&
+          e.afterFirst.events === e.before.events + 1 &&
+          e.afterFirst.scan.moved === 'redispatched' &&
+          e.afterSecond.unsent === 1 &&
+          e.afterSecond.events === e.afterFirst.events &&
+          e.afterThreshold.unsent === 1 &&
+          e.afterThreshold.events === e.afterFirst.events &&
+          e.job.status === 'queued' &&
+          e.job.attempts === 0;
         return outcome(
           ok,
           `unsent events of the job: ${e.before.unsent} before, ${e.afterFirst.unsent} after the first scan (${describeScan(e.afterFirst.scan)}), ` +
@@ -93,13 +139,32 @@ export function buildRecoveryChecks(deps: RecoveryCheckDeps = {}): Check[] {
       timeoutMs,
       scenario: (signal) => threeExpiries(ctx, signal),
       judge: (e) => {
-        const expected = Array.from({ length: e.maxAttempts }, (_, i) => (i < e.maxAttempts - 1 ? 'requeued' : 'failed'));
-        const roundsOk = e.rounds.length === e.maxAttempts && e.rounds.every((r, i) => claimedWith(r.claim, i + 1) && r.scan.moved === expected[i] && r.deadLetters === (i < e.maxAttempts - 1 ? 0 : 1));
+        const expected = Array.from({ length: e.maxAttempts }, (_, i) =>
+          i < e.maxAttempts - 1 ? 'requeued' : 'failed',
+        );
+        const roundsOk =
+          e.rounds.length === e.maxAttempts &&
+          e.rounds.every(
+            (r, i) =>
+              claimedWith(r.claim, i + 1) &&
+              r.scan.moved === expected[i] &&
+              r.deadLetters === (i < e.maxAttempts - 1 ? 0 : 1),
+          );
         const last = e.rounds[e.rounds.length - 1];
         const ok =
-          roundsOk && last?.scan.reason === 'attempts_exhausted' && last.gate === e.gateBefore - 1 &&
-          e.job.status === 'failed' && e.job.attempts === e.maxAttempts && e.deadLetter?.reason === 'attempts_exhausted' && nothing(e.fourth);
-        const rounds = e.rounds.map((r, i) => `#${i + 1}: ${describeClaim(r.claim)}, scan: ${describeScan(r.scan)}, dead letters ${r.deadLetters}, gate ${r.gate}`).join('; ');
+          roundsOk &&
+          last?.scan.reason === 'attempts_exhausted' &&
+          last.gate === e.gateBefore - 1 &&
+          e.job.status === 'failed' &&
+          e.job.attempts === e.maxAttempts &&
+          e.deadLetter?.reason === 'attempts_exhausted' &&
+          nothing(e.fourth);
+        const rounds = e.rounds
+          .map(
+            (r, i) =>
+              `#${i + 1}: ${describeClaim(r.claim)}, scan: ${describeScan(r.scan)}, dead letters ${r.deadLetters}, gate ${r.gate}`,
+          )
+          .join('; ');
         return outcome(
           ok,
           `${rounds}; then a 4th claim: ${describeClaim(e.fourth)}; the job: ${describeJob(e.job)}; its dead letter: ${e.deadLetter?.reason ?? 'none'}; gate ${e.gateBefore} before (${seconds(e.ms)} in all)`,
@@ -114,12 +179,25 @@ export function buildRecoveryChecks(deps: RecoveryCheckDeps = {}): Check[] {
       judge: (e) => {
         const made = 'jobId' in e.replay ? e.replay : undefined;
         const newOk =
-          made !== undefined && made.created && made.jobId !== e.failedId && made.replayOf === e.failedId && e.newJob?.status === 'queued' &&
-          e.newJob.attempts === 0 && e.newJob.replayOf === e.failedId && e.newJob.queues.length === 1 && e.newJob.queues[0] === e.failedRoute &&
-          e.replaysOfFailed.length === 1 && e.replaysOfFailed[0] === made.jobId && e.gate.after === e.gate.before + 1;
+          made !== undefined &&
+          made.created &&
+          made.jobId !== e.failedId &&
+          made.replayOf === e.failedId &&
+          e.newJob?.status === 'queued' &&
+          e.newJob.attempts === 0 &&
+          e.newJob.replayOf === e.failedId &&
+          e.newJob.queues.length === 1 &&
+          e.newJob.queues[0] === e.failedRoute &&
+          e.replaysOfFailed.length === 1 &&
+          e.replaysOfFailed[0] === made.jobId &&
+          e.gate.after === e.gate.before + 1;
         const keptOk =
-          e.before.status === 'failed' && e.after.status === 'failed' && e.after.attempts === e.before.attempts && e.after.errorCode === e.before.errorCode &&
-          e.after.deadLetter !== undefined && e.after.deadLetter === e.before.deadLetter;
+          e.before.status === 'failed' &&
+          e.after.status === 'failed' &&
+          e.after.attempts === e.before.attempts &&
+          e.after.errorCode === e.before.errorCode &&
+          e.after.deadLetter !== undefined &&
+          e.after.deadLetter === e.before.deadLetter;
         const refusedOk = e.notFailed.status === 409 && e.notFailed.code === 'not-replayable';
         const replayed = made
           ? `new job ${short(made.jobId)} (${e.newJob ? describeJob(e.newJob) : 'no row'}, replay_of ${short(e.newJob?.replayOf)}, events on ${e.newJob?.queues.join(', ') || 'nothing'})`
@@ -133,13 +211,30 @@ export function buildRecoveryChecks(deps: RecoveryCheckDeps = {}): Check[] {
       },
     }),
     defineCheck({
+      id: 'replay-keeps-snapshot',
+      name:
+        "A replay runs the failed job's own snapshot, compared by value: after the failure the shop raised product 1's price and deleted product 3, " +
+        'and the replays of a job that exported product 1 and of one that exported product 3 still carry what was asked then (the course copies the payload)',
+      timeoutMs,
+      scenario: (signal) => replaySnapshot(ctx, signal),
+      judge: (e) =>
+        outcome(e.cases.length === 2 && e.cases.every(snapshotKept), e.cases.map(describeSnapshotCase).join('; ')),
+    }),
+    defineCheck({
       id: 'recovered-job-keeps-route',
       name: "A recovered job's new event goes to its own route: a fast job's expired lease and its unclaimed dispatch to exports.fast, a bulk job's to exports.bulk (the course sends every recovery to exports.bulk)",
       timeoutMs,
       scenario: (signal) => keepsRoute(ctx, signal),
       judge: (e) => {
-        const ok = e.cases.every((c) => c.scan.moved !== 'untouched' && c.queues.length === 2 && c.queues.every((q) => q === c.route));
-        return outcome(ok, e.cases.map((c) => `${c.name}: route ${c.route}, scan: ${describeScan(c.scan)}, events on ${c.queues.join(', ')}`).join('; '));
+        const ok = e.cases.every(
+          (c) => c.scan.moved !== 'untouched' && c.queues.length === 2 && c.queues.every((q) => q === c.route),
+        );
+        return outcome(
+          ok,
+          e.cases
+            .map((c) => `${c.name}: route ${c.route}, scan: ${describeScan(c.scan)}, events on ${c.queues.join(', ')}`)
+            .join('; '),
+        );
       },
     }),
   ];

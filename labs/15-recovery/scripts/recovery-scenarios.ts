@@ -12,6 +12,8 @@
 //   threeExpiries      the course's "try it yourself": a real claim, the lease expires (we wait
 //                      the short lease), a scan; three times. Then a fourth claim.
 //   replay             a job that failed (its deadline passed, the scan failed it) replayed.
+//   replaySnapshot     two failed jobs replayed after the shop changed: one's product was
+//                      repriced, the other's deleted; each replay's snapshot against its original.
 //   keepsRoute         a fast and a bulk job with expired leases, and a fast job dispatched long
 //                      ago and never claimed: where their recovery events go.
 //
@@ -19,14 +21,28 @@
 // same: "only modify this job's times"), or waited for where the check is about waiting
 // (the lease, the backoff). The parts a check may break (RecoveryParts) are passed in, so the
 // can-fail tests run the same experiments with broken ones.
+import { isDeepStrictEqual } from 'node:util';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { sleep, withResources, type Resources } from '@tasks-lab/lab-kit';
-import { claim, microseconds, readJob, type JobRow } from '@tasks-lab/11-mysql-leases';
+import { claim, microseconds, readJob, type JobRow, type Snapshot } from '@tasks-lab/11-mysql-leases';
 import { READ_EVENTS_OF_JOB } from '@tasks-lab/12-outbox';
-import { admitExport, BULK_QUEUE, COURSE_RULES, FAST_QUEUE, readGateCounter, type RouteQueue } from '@tasks-lab/13-admission';
+import {
+  admitExport,
+  BULK_QUEUE,
+  COURSE_RULES,
+  FAST_QUEUE,
+  readGateCounter,
+  type RouteQueue,
+} from '@tasks-lab/13-admission';
 import { freshDatabase } from '../src/database.ts';
 import type { RecoveryOptionValues } from '../src/options.ts';
-import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER, READ_REPLAY_OF, SET_NEXT_ATTEMPT_AHEAD } from '../src/recovery-queries.ts';
+import { readDeadLetter } from '../src/dead-letter.ts';
+import {
+  MARK_EVENTS_SENT_AGO,
+  MARK_JOB_DISPATCHED_AGO,
+  READ_REPLAY_OF,
+  SET_NEXT_ATTEMPT_AHEAD,
+} from '../src/recovery-queries.ts';
 import { recoverBatch, type RecoveryOptions, type RecoveryReport } from '../src/recovery.ts';
 import { replayJob } from '../src/replay.ts';
 
@@ -59,7 +75,12 @@ export const COUNT_DEAD_LETTERS_OF_JOB = `SELECT COUNT(*) AS n FROM export_dead_
 const COUNT_EVENTS = `SELECT COUNT(*) AS n FROM export_outbox`;
 /** Jobs that name `?` as the job they replay. Parameters: [jobId]. */
 const REPLAYS_OF = `SELECT id FROM export_jobs WHERE replay_of = ? ORDER BY created_at, id`;
-
+/** The shop changes a product's price after an export froze it. Affected rows: 1. Parameters: [addCents, productId]. */
+export const REPRICE_PRODUCT = `UPDATE products SET price_cents = price_cents + ?, version = version + 1, updated_at = NOW(6) WHERE id = ?`;
+/** The shop removes a product an export froze (no foreign key points at products). Affected rows: 1. Parameters: [productId]. */
+export const DELETE_PRODUCT = `DELETE FROM products WHERE id = ?`;
+/** A product's price as the shop holds it now. Rows: 0 (deleted) or 1. Parameters: [productId]. */
+const PRICE_NOW = `SELECT price_cents FROM products WHERE id = ?`;
 
 // ---------------------------------------------------------------------------------
 // The pieces every experiment uses
@@ -80,8 +101,16 @@ export const batchOptions = (timings: RecoveryOptionValues): RecoveryOptions => 
 });
 
 /** A new admitted job (lesson 13: the gate counts it, its event names its route). */
-async function submit(ctx: RecoveryContext, pool: Pool, options: { queueName?: RouteQueue; deadlineMs?: number } = {}): Promise<string> {
-  const admitted = await admitExport(pool, PRODUCTS, { rules: COURSE_RULES, deadlineMs: options.deadlineMs ?? ctx.timings.deadlineMs, queueName: options.queueName });
+async function submit(
+  ctx: RecoveryContext,
+  pool: Pool,
+  options: { queueName?: RouteQueue; deadlineMs?: number } = {},
+): Promise<string> {
+  const admitted = await admitExport(pool, PRODUCTS, {
+    rules: COURSE_RULES,
+    deadlineMs: options.deadlineMs ?? ctx.timings.deadlineMs,
+    queueName: options.queueName,
+  });
   return admitted.jobId;
 }
 
@@ -110,13 +139,21 @@ export interface JobView {
   leaseToken: string | null;
 }
 
-const viewOf = (job: JobRow): JobView => ({ status: job.status, attempts: job.attempts, errorCode: job.errorCode, leaseToken: job.leaseToken });
+const viewOf = (job: JobRow): JobView => ({
+  status: job.status,
+  attempts: job.attempts,
+  errorCode: job.errorCode,
+  leaseToken: job.leaseToken,
+});
 
 /** What a claim got: its attempts, or nothing. */
 export type ClaimSeen = { claimed: true; attempts: number } | { claimed: false };
 
 async function tryClaim(ctx: RecoveryContext, pool: Pool, jobId: string): Promise<ClaimSeen> {
-  const got = await ctx.parts.claim(pool, jobId, { leaseMs: ctx.timings.leaseMs, maxAttempts: ctx.timings.maxAttempts });
+  const got = await ctx.parts.claim(pool, jobId, {
+    leaseMs: ctx.timings.leaseMs,
+    maxAttempts: ctx.timings.maxAttempts,
+  });
   return got ? { claimed: true, attempts: got.attempts } : { claimed: false };
 }
 
@@ -139,8 +176,14 @@ export interface ScanSeen {
 }
 
 /** A scan, with the batch's error kept as evidence (a broken batch may throw). */
-async function runScan(ctx: RecoveryContext, pool: Pool, timings: RecoveryOptionValues = ctx.timings): Promise<RecoveryReport | Error> {
-  return ctx.parts.recoverBatch(pool, batchOptions(timings)).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+async function runScan(
+  ctx: RecoveryContext,
+  pool: Pool,
+  timings: RecoveryOptionValues = ctx.timings,
+): Promise<RecoveryReport | Error> {
+  return ctx.parts
+    .recoverBatch(pool, batchOptions(timings))
+    .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 }
 
 function seenIn(report: RecoveryReport | Error, jobId: string): ScanSeen {
@@ -167,7 +210,15 @@ export interface RetryGateEvidence {
   /** The course's script: two claims before next_attempt_at, the attempts then, the claim after. */
   course: { early: ClaimSeen[]; attemptsBetween: number; late: ClaimSeen };
   /** The scanner's backoff: the first claim, the scan after its lease passed, two claims inside the backoff, the attempts then, the claim after. */
-  scanner: { first: ClaimSeen; scan: ScanSeen; early: ClaimSeen[]; attemptsBetween: number; late: ClaimSeen; backoffMs: number; waitedMs: number };
+  scanner: {
+    first: ClaimSeen;
+    scan: ScanSeen;
+    early: ClaimSeen[];
+    attemptsBetween: number;
+    late: ClaimSeen;
+    backoffMs: number;
+    waitedMs: number;
+  };
 }
 
 export async function retryGate(ctx: RecoveryContext, signal: AbortSignal): Promise<RetryGateEvidence> {
@@ -198,7 +249,15 @@ export async function retryGate(ctx: RecoveryContext, signal: AbortSignal): Prom
     return {
       gateMs: RETRY_GATE_MS,
       course: { early, attemptsBetween, late },
-      scanner: { first, scan, early: scannerEarly, attemptsBetween: scannerBetween, late: scannerLate, backoffMs, waitedMs },
+      scanner: {
+        first,
+        scan,
+        early: scannerEarly,
+        attemptsBetween: scannerBetween,
+        late: scannerLate,
+        backoffMs,
+        waitedMs,
+      },
     };
   });
 }
@@ -225,8 +284,16 @@ export async function queuedRecovery(ctx: RecoveryContext, signal: AbortSignal):
     const jobId = await submit(ctx, pool);
     // Its event was sent and confirmed 61 s ago; nobody claimed the job since.
     await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCHED_AGO_MS), jobId]);
-    await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), jobId]);
-    const counts = async () => ({ unsent: await countOf(pool, COUNT_UNSENT_OF_JOB, [jobId]), events: await countOf(pool, COUNT_EVENTS) });
+    await pool.query(MARK_JOB_DISPATCHED_AGO, [
+      microseconds(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
+      jobId,
+    ]);
+    const counts = async () => ({
+      unsent: await countOf(pool, COUNT_UNSENT_OF_JOB, [jobId]),
+      events: await countOf(pool, COUNT_EVENTS),
+    });
     const before = await counts();
     const first = seenIn(await runScan(ctx, pool), jobId);
     const afterFirst = { ...(await counts()), scan: first };
@@ -236,7 +303,14 @@ export async function queuedRecovery(ctx: RecoveryContext, signal: AbortSignal):
     await sleep(ctx.timings.unclaimedThresholdMs + 200, res.signal);
     const third = seenIn(await runScan(ctx, pool), jobId);
     const afterThreshold = { ...(await counts()), scan: third };
-    return { thresholdMs: ctx.timings.unclaimedThresholdMs, before, afterFirst, afterSecond, afterThreshold, job: viewOf(await mustRead(pool, jobId)) };
+    return {
+      thresholdMs: ctx.timings.unclaimedThresholdMs,
+      before,
+      afterFirst,
+      afterSecond,
+      afterThreshold,
+      job: viewOf(await mustRead(pool, jobId)),
+    };
   });
 }
 
@@ -274,13 +348,19 @@ export async function threeExpiries(ctx: RecoveryContext, signal: AbortSignal): 
       if (claimed.claimed) await waitForLeaseToPass(pool, jobId, ctx.timings.leaseMs, res.signal);
       const scan = seenIn(await runScan(ctx, pool), jobId);
       const job = viewOf(await mustRead(pool, jobId));
-      rounds.push({ claim: claimed, scan, job, deadLetters: await countOf(pool, COUNT_DEAD_LETTERS_OF_JOB, [jobId]), gate: await readGateCounter(pool) });
+      rounds.push({
+        claim: claimed,
+        scan,
+        job,
+        deadLetters: await countOf(pool, COUNT_DEAD_LETTERS_OF_JOB, [jobId]),
+        gate: await readGateCounter(pool),
+      });
       // The next claim after the backoff, as a redelivered message would.
       if (job.status === 'queued') await sleep(ctx.timings.retryBackoffMs + 50, res.signal);
     }
     const fourth = await tryClaim(ctx, pool, jobId);
-    const [letters] = await pool.query<RowDataPacket[]>(READ_DEAD_LETTER, [jobId]);
-    const deadLetter = letters[0] ? { reason: String(letters[0].reason) } : undefined;
+    const letter = await readDeadLetter(pool, jobId);
+    const deadLetter = letter ? { reason: letter.reason } : undefined;
     return {
       maxAttempts: ctx.timings.maxAttempts,
       leaseMs: ctx.timings.leaseMs,
@@ -317,8 +397,7 @@ export interface ReplayEvidence {
 }
 
 async function deadLetterOf(pool: Pool, jobId: string): Promise<string | undefined> {
-  const [rows] = await pool.query<RowDataPacket[]>(READ_DEAD_LETTER, [jobId]);
-  return rows[0] ? String(rows[0].reason) : undefined;
+  return (await readDeadLetter(pool, jobId))?.reason;
 }
 
 export async function replay(ctx: RecoveryContext, signal: AbortSignal): Promise<ReplayEvidence> {
@@ -364,11 +443,89 @@ async function readNewJob(pool: Pool, jobId: string): Promise<ReplayEvidence['ne
   if (!job) return undefined;
   const [rows] = await pool.query<RowDataPacket[]>(READ_REPLAY_OF, [jobId]);
   const replayOf = rows[0]?.replay_of;
-  return { ...viewOf(job), replayOf: replayOf === null || replayOf === undefined ? undefined : String(replayOf), queues: await queuesOfJob(pool, jobId) };
+  return {
+    ...viewOf(job),
+    replayOf: replayOf === null || replayOf === undefined ? undefined : String(replayOf),
+    queues: await queuesOfJob(pool, jobId),
+  };
 }
 
 // ---------------------------------------------------------------------------------
-// 5. A recovered job keeps its route
+// 5. A replay keeps the failed job's snapshot, whatever the shop did since
+
+/** How much the shop adds to the repriced product's price (in cents). */
+export const PRICE_RISE_CENTS = 1000;
+
+/** One failed job, a change to one of its products, and its replay. */
+export interface SnapshotCase {
+  name: 'repriced' | 'deleted';
+  productId: number;
+  /** The failed job's snapshot, as stored. */
+  failedSnapshot: Snapshot[];
+  /** The product's price in the failed job's snapshot, and in the shop after the change (undefined: deleted). */
+  priceThen: number | undefined;
+  priceNow: number | undefined;
+  /** The replay's snapshot as stored, or why there is no replay. */
+  replay: { jobId: string; snapshot: Snapshot[] } | { error: string };
+  /** The two snapshots compared by value (every product, every field, in order). */
+  equal: boolean;
+}
+
+export interface ReplaySnapshotEvidence {
+  cases: SnapshotCase[];
+}
+
+export async function replaySnapshot(ctx: RecoveryContext, signal: AbortSignal): Promise<ReplaySnapshotEvidence> {
+  return withResources(signal, async (res) => {
+    const pool = await openExperiment(ctx, res, 'replaysnap');
+    // Two jobs that fail for real (their deadline passes, the REAL scanner fails them).
+    const repricedJob = (await admitExport(pool, [1, 2], { rules: COURSE_RULES, deadlineMs: FAILING_DEADLINE_MS }))
+      .jobId;
+    const deletedJob = (await admitExport(pool, [3, 5], { rules: COURSE_RULES, deadlineMs: FAILING_DEADLINE_MS }))
+      .jobId;
+    await sleep(20, res.signal);
+    await recoverBatch(pool, batchOptions(ctx.timings));
+    // Then the shop changes: product 1 costs more, product 3 is gone.
+    await pool.query(REPRICE_PRODUCT, [PRICE_RISE_CENTS, 1]);
+    await pool.query(DELETE_PRODUCT, [3]);
+    return {
+      cases: [
+        await replayCase(ctx, pool, 'repriced', repricedJob, 1),
+        await replayCase(ctx, pool, 'deleted', deletedJob, 3),
+      ],
+    };
+  });
+}
+
+async function replayCase(
+  ctx: RecoveryContext,
+  pool: Pool,
+  name: SnapshotCase['name'],
+  failedId: string,
+  productId: number,
+): Promise<SnapshotCase> {
+  const failed = await mustRead(pool, failedId);
+  if (failed.status !== 'failed')
+    throw new Error(`job ${failedId} did not fail (${failed.status}): the experiment needs a failed job`);
+  const [now] = await pool.query<RowDataPacket[]>(PRICE_NOW, [productId]);
+  const priceNow = now[0] ? Number(now[0].price_cents) : undefined;
+  const priceThen = failed.snapshot.find((product) => product.id === productId)?.price_cents;
+  let replay: SnapshotCase['replay'];
+  try {
+    const made = await ctx.parts.replayJob(pool, failedId, { rules: COURSE_RULES });
+    replay = { jobId: made.jobId, snapshot: (await mustRead(pool, made.jobId)).snapshot };
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    replay = {
+      error: `${typeof code === 'string' ? `${code}: ` : ''}${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+  const equal = 'snapshot' in replay && isDeepStrictEqual(replay.snapshot, failed.snapshot);
+  return { name, productId, failedSnapshot: failed.snapshot, priceThen, priceNow, replay, equal };
+}
+
+// ---------------------------------------------------------------------------------
+// 6. A recovered job keeps its route
 
 export interface RouteCase {
   name: string;
@@ -392,7 +549,12 @@ export async function keepsRoute(ctx: RecoveryContext, signal: AbortSignal): Pro
     // And a fast job dispatched long ago that no worker claimed.
     const fastUnclaimed = await submit(ctx, pool, { queueName: FAST_QUEUE });
     await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCHED_AGO_MS), fastUnclaimed]);
-    await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), microseconds(DISPATCHED_AGO_MS), fastUnclaimed]);
+    await pool.query(MARK_JOB_DISPATCHED_AGO, [
+      microseconds(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
+      fastUnclaimed,
+    ]);
     await tryClaim(ctx, pool, fastExpired);
     await tryClaim(ctx, pool, bulkExpired);
     await waitForLeaseToPass(pool, bulkExpired, ctx.timings.leaseMs, res.signal);
@@ -402,7 +564,11 @@ export async function keepsRoute(ctx: RecoveryContext, signal: AbortSignal): Pro
       return { name, route: queues[0] ?? 'none', scan: seenIn(report, jobId), queues };
     };
     return {
-      cases: [await caseOf('fast, lease expired', fastExpired), await caseOf('bulk, lease expired', bulkExpired), await caseOf('fast, dispatched and unclaimed', fastUnclaimed)],
+      cases: [
+        await caseOf('fast, lease expired', fastExpired),
+        await caseOf('bulk, lease expired', bulkExpired),
+        await caseOf('fast, dispatched and unclaimed', fastUnclaimed),
+      ],
     };
   });
 }

@@ -71,14 +71,23 @@ function range(values: readonly number[]): string {
 function tally(values: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].sort((a, b) => a[0].localeCompare(b[0])).map(([value, n]) => `${n} × ${value}`).join(', ') || 'none';
+  return (
+    [...counts]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([value, n]) => `${n} × ${value}`)
+      .join(', ') || 'none'
+  );
 }
 
-const confirmedAndDispatched = (run: WakeupRun) => run.confirm?.confirmed === true && run.eventSent && run.row?.dispatched === true;
-const rowIs = (run: WakeupRun, status: string, attempts: number) => run.row?.status === status && run.row.attempts === attempts;
+const confirmedAndDispatched = (run: WakeupRun) =>
+  run.confirm?.confirmed === true && run.eventSent && run.row?.dispatched === true;
+const rowIs = (run: WakeupRun, status: string, attempts: number) =>
+  run.row?.status === status && run.row.attempts === attempts;
 
 function describeSetup(e: WakeupEvidence): string {
-  const fault = e.faultRule ? `the confirmation holding the job lock ${e.faultDelayMs} ms (${e.faultRule})` : 'NO fault point (the confirmation holds the lock only for its few statements)';
+  const fault = e.faultRule
+    ? `the confirmation holding the job lock ${e.faultDelayMs} ms (${e.faultRule})`
+    : 'NO fault point (the confirmation holds the lock only for its few statements)';
   return `${e.claimName}, ${fault}, claims ${e.claimDelayMs} ms after receipt`;
 }
 
@@ -98,12 +107,21 @@ function describeTrouble(e: WakeupEvidence): string {
 
 function courseClaimLosesEveryWakeUp(e: WakeupEvidence) {
   const deliveries = allDeliveries(e);
-  const lost = countWhere(e.runs, (run) => run.deliveries.length === 1 && run.deliveries[0]?.outcome === 'not-claimable' && rowIs(run, 'queued', 0));
-  const consumed = countWhere(e.runs.flatMap((r) => r.messages), (m) => m.state === 'completed' && m.claimed === false);
+  const lost = countWhere(
+    e.runs,
+    (run) => run.deliveries.length === 1 && run.deliveries[0]?.outcome === 'not-claimable' && rowIs(run, 'queued', 0),
+  );
+  const consumed = countWhere(
+    e.runs.flatMap((r) => r.messages),
+    (m) => m.state === 'completed' && m.claimed === false,
+  );
   const claimed = countWhere(deliveries, ({ d }) => d.outcome === 'claimed');
   const inWindow = countWhere(deliveries, ({ run, d }) => staged(run, d, e.faultDelayMs));
   const ok =
-    e.runs.length === LOST_WAKEUP_JOBS && lost === LOST_WAKEUP_JOBS && consumed === LOST_WAKEUP_JOBS && inWindow === LOST_WAKEUP_JOBS &&
+    e.runs.length === LOST_WAKEUP_JOBS &&
+    lost === LOST_WAKEUP_JOBS &&
+    consumed === LOST_WAKEUP_JOBS &&
+    inWindow === LOST_WAKEUP_JOBS &&
     e.runs.every((r) => r.settled && confirmedAndDispatched(r));
   return outcome(
     ok,
@@ -117,13 +135,24 @@ function courseClaimLosesEveryWakeUp(e: WakeupEvidence) {
 
 function fixedClaimTakesEveryJob(e: WakeupEvidence) {
   const deliveries = allDeliveries(e);
-  const claimedFirst = countWhere(e.runs, (run) => run.deliveries.length === 1 && run.deliveries[0]?.outcome === 'claimed' && rowIs(run, 'running', 1));
+  const claimedFirst = countWhere(
+    e.runs,
+    (run) => run.deliveries.length === 1 && run.deliveries[0]?.outcome === 'claimed' && rowIs(run, 'running', 1),
+  );
   const lost = countWhere(e.runs, (run) => run.row?.status === 'queued');
   const busy = countWhere(deliveries, ({ d }) => d.outcome === 'busy');
-  const waitedFor = deliveries.filter(({ run, d }) => d.outcome === 'claimed' && staged(run, d, e.faultDelayMs) && waited(run, d, e.faultDelayMs));
-  const completed = countWhere(e.runs.flatMap((r) => r.messages), (m) => m.state === 'completed' && m.claimed === true);
+  const waitedFor = deliveries.filter(
+    ({ run, d }) => d.outcome === 'claimed' && staged(run, d, e.faultDelayMs) && waited(run, d, e.faultDelayMs),
+  );
+  const completed = countWhere(
+    e.runs.flatMap((r) => r.messages),
+    (m) => m.state === 'completed' && m.claimed === true,
+  );
   const ok =
-    e.runs.length === LOST_WAKEUP_JOBS && claimedFirst === LOST_WAKEUP_JOBS && waitedFor.length === LOST_WAKEUP_JOBS && completed === LOST_WAKEUP_JOBS &&
+    e.runs.length === LOST_WAKEUP_JOBS &&
+    claimedFirst === LOST_WAKEUP_JOBS &&
+    waitedFor.length === LOST_WAKEUP_JOBS &&
+    completed === LOST_WAKEUP_JOBS &&
     e.runs.every((r) => r.settled && confirmedAndDispatched(r));
   return outcome(
     ok,
@@ -138,13 +167,29 @@ function fixedClaimTakesEveryJob(e: WakeupEvidence) {
 function duplicateClaimsOnce(e: WakeupEvidence) {
   const oneClaim = (run: WakeupRun) => {
     const outcomes = run.deliveries.map((d) => d.outcome).sort();
-    return outcomes.length === 2 && outcomes[0] === 'claimed' && outcomes[1] === 'not-claimable' && rowIs(run, 'running', 1);
+    return (
+      outcomes.length === 2 && outcomes[0] === 'claimed' && outcomes[1] === 'not-claimable' && rowIs(run, 'running', 1)
+    );
   };
   const deliveries = allDeliveries(e);
-  const bothWaited = countWhere(e.runs, (run) => run.deliveries.length === 2 && run.deliveries.every((d) => staged(run, d, e.faultDelayMs) && waited(run, d, e.faultDelayMs)));
+  const bothWaited = countWhere(
+    e.runs,
+    (run) =>
+      run.deliveries.length === 2 &&
+      run.deliveries.every((d) => staged(run, d, e.faultDelayMs) && waited(run, d, e.faultDelayMs)),
+  );
   const good = countWhere(e.runs, oneClaim);
-  const ok = e.runs.length === DUPLICATE_JOBS && good === DUPLICATE_JOBS && bothWaited === DUPLICATE_JOBS && e.runs.every((r) => r.settled && confirmedAndDispatched(r));
-  const perJob = e.runs.map((run, i) => `job ${i + 1}: ${tally(run.deliveries.map((d) => d.outcome))}, now ${run.row?.status ?? 'missing'} with attempts ${run.row?.attempts ?? '?'}`).join('; ');
+  const ok =
+    e.runs.length === DUPLICATE_JOBS &&
+    good === DUPLICATE_JOBS &&
+    bothWaited === DUPLICATE_JOBS &&
+    e.runs.every((r) => r.settled && confirmedAndDispatched(r));
+  const perJob = e.runs
+    .map(
+      (run, i) =>
+        `job ${i + 1}: ${tally(run.deliveries.map((d) => d.outcome))}, now ${run.row?.status ?? 'missing'} with attempts ${run.row?.attempts ?? '?'}`,
+    )
+    .join('; ');
   return outcome(
     ok,
     `${describeSetup(e)}, each event's wake-up sent twice: ${perJob}; jobs whose two deliveries both met the locked row and waited: ${bothWaited} of ${e.runs.length}; ` +
@@ -154,9 +199,14 @@ function duplicateClaimsOnce(e: WakeupEvidence) {
 }
 
 export function buildWakeupChecks(deps: WakeupCheckDeps = {}): Check[] {
-  const changes = { faultDelayMs: deps.wakeupFaultDelayMs ?? FAULT_DELAY_MS, ...(deps.wakeupTimings ? { timings: deps.wakeupTimings } : {}) };
+  const changes = {
+    faultDelayMs: deps.wakeupFaultDelayMs ?? FAULT_DELAY_MS,
+    ...(deps.wakeupTimings ? { timings: deps.wakeupTimings } : {}),
+  };
   const replaced = deps.wakeupFixedClaim;
-  const fixed = replaced ? { name: `${replaced.name || 'another claim'} (in claimOrWait's place)`, claim: replaced } : FIXED_CLAIM;
+  const fixed = replaced
+    ? { name: `${replaced.name || 'another claim'} (in claimOrWait's place)`, claim: replaced }
+    : FIXED_CLAIM;
   const timeoutMs = 30 * SECOND;
   return [
     defineCheck({
@@ -180,7 +230,8 @@ export function buildWakeupChecks(deps: WakeupCheckDeps = {}): Check[] {
       id: 'duplicate-wake-up-one-claim',
       name: `Two wake-ups of one job arrive during its confirmation (${DUPLICATE_JOBS} jobs): both wait on the row; one claims it, the other re-checks and claims nothing; attempts stays 1`,
       timeoutMs,
-      scenario: (signal) => lostWakeUps(wakeupSetup(fixed, { ...changes, jobs: DUPLICATE_JOBS, duplicates: true }))(signal),
+      scenario: (signal) =>
+        lostWakeUps(wakeupSetup(fixed, { ...changes, jobs: DUPLICATE_JOBS, duplicates: true }))(signal),
       judge: duplicateClaimsOnce,
     }),
   ];

@@ -24,17 +24,46 @@
 import { performance } from 'node:perf_hooks';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra } from '@tasks-lab/infra';
-import { errorMessage, faultPoints, faultRule, FAULTS_ENV, waitFor, sleep, withResources, type Resources } from '@tasks-lab/lab-kit';
+import {
+  errorMessage,
+  faultPoints,
+  faultRule,
+  FAULTS_ENV,
+  waitFor,
+  sleep,
+  withResources,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import { EXPORT_JOB_NAME, openQueue, startWorker } from '@tasks-lab/08-broker-worker';
-import { parseWakeUp, wakeWorker, type DeliveryOutcome, type WakeUpJob, type WakeUpMessage, type WakeUpQueue, type WakeUpWorker } from '@tasks-lab/11-mysql-leases';
-import { publisherFaults, readEvent, sendWakeUp, startPublisher, type ClaimedEvent, type PublisherParts } from '@tasks-lab/12-outbox';
+import {
+  parseWakeUp,
+  wakeWorker,
+  type DeliveryOutcome,
+  type WakeUpJob,
+  type WakeUpMessage,
+  type WakeUpQueue,
+  type WakeUpWorker,
+} from '@tasks-lab/11-mysql-leases';
+import {
+  publisherFaults,
+  readEvent,
+  sendWakeUp,
+  startPublisher,
+  type ClaimedEvent,
+  type PublisherParts,
+} from '@tasks-lab/12-outbox';
 import { admitExport, exportsAddress, FAST_QUEUE, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { claimOrWait, courseClaimAttempt, putDeliveryBack, type ClaimAttempt, type ClaimFn } from '../src/claim.ts';
-import { CONFIRM_FAULT_POINTS, dispatchRecordingParts, type ConfirmFaultHit, type ConfirmFaults } from '../src/confirm.ts';
+import {
+  CONFIRM_FAULT_POINTS,
+  dispatchRecordingParts,
+  type ConfirmFaultHit,
+  type ConfirmFaults,
+} from '../src/confirm.ts';
 import { freshDatabase, openJobsDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, readShortRecoveryOptions, type RecoveryOptionValues } from '../src/options.ts';
 
-/** How long the fault point holds the job row during the confirmation (the issue's delay-500). */
+/** How long the fault point holds the job row during the confirmation (`confirm-holding-job-lock:delay-500:always`): half a second, under the 1 s lock wait. */
 export const FAULT_DELAY_MS = 500;
 
 /**
@@ -156,7 +185,9 @@ const READ_DISPATCH_STATE = `
 async function readRow(pool: Pool, jobId: string): Promise<WakeupRun['row']> {
   const [rows] = await pool.query<RowDataPacket[]>(READ_DISPATCH_STATE, [jobId]);
   const row = rows[0];
-  return row && { status: String(row.status), attempts: Number(row.attempts), dispatched: Boolean(Number(row.dispatched)) };
+  return (
+    row && { status: String(row.status), attempts: Number(row.attempts), dispatched: Boolean(Number(row.dispatched)) }
+  );
 }
 
 // ---------------------------------------------------------------------------------
@@ -173,7 +204,13 @@ interface Recorder {
 
 function recorder(): Recorder {
   const t0 = performance.now();
-  return { clock: () => Math.round(performance.now() - t0), confirms: new Map(), deliveries: new Map(), messageIds: new Map(), errors: [] };
+  return {
+    clock: () => Math.round(performance.now() - t0),
+    confirms: new Map(),
+    deliveries: new Map(),
+    messageIds: new Map(),
+    errors: [],
+  };
 }
 
 const push = <T>(map: Map<string, T[]>, key: string, value: T) => map.set(key, [...(map.get(key) ?? []), value]);
@@ -183,12 +220,15 @@ export function lostWakeUps(setup: WakeupSetup): (signal: AbortSignal) => Promis
     withResources(signal, async (res) => {
       await ensureInfra({ services: ['redis', 'mysql'] });
       const { timings } = setup;
-      const db = res.add(await freshDatabase(setup.duplicates ? 'wakeupdup' : 'wakeup', { settings: timings }), (d) => d.drop());
+      const db = res.add(await freshDatabase(setup.duplicates ? 'wakeupdup' : 'wakeup', { settings: timings }), (d) =>
+        d.drop(),
+      );
       // Registered after the database and before the worker and the publisher: their queue is
       // obliterated once both are closed, and before the database is dropped.
       const prefix = scratchQueuePrefix(res, QUEUE_PREFIX);
       const rec = recorder();
-      const rule = setup.faultDelayMs > 0 ? faultRule('confirm-holding-job-lock', `delay-${setup.faultDelayMs}`, 'always') : '';
+      const rule =
+        setup.faultDelayMs > 0 ? faultRule('confirm-holding-job-lock', `delay-${setup.faultDelayMs}`, 'always') : '';
       // A pool of the worker's own, as a worker process would have: the publisher's connections never serve a claim.
       const workerPool = res.add(await openJobsDatabase({ database: db.name, settings: timings }), (p) => p.end());
       const worker = await startClaimWorker(res, setup, prefix, workerPool, rec);
@@ -203,7 +243,10 @@ export function lostWakeUps(setup: WakeupSetup): (signal: AbortSignal) => Promis
         report: (line) => rec.errors.push(`publisher: ${line}`),
       });
       res.add(publisher, (p) => p.close());
-      const queue = res.add(await openQueue<WakeUpMessage, DeliveryOutcome, typeof EXPORT_JOB_NAME>(exportsAddress(FAST_QUEUE, prefix)), (q) => q.close());
+      const queue = res.add(
+        await openQueue<WakeUpMessage, DeliveryOutcome, typeof EXPORT_JOB_NAME>(exportsAddress(FAST_QUEUE, prefix)),
+        (q) => q.close(),
+      );
 
       const runs: WakeupRun[] = [];
       for (let i = 0; i < setup.jobs; i++) {
@@ -281,17 +324,33 @@ interface ClaimWorker {
  * attempt; anything else completes the wake-up with lesson 11's DeliveryOutcome. No
  * artifact, no finish: the experiment is about the claim.
  */
-async function startClaimWorker(res: Resources, setup: WakeupSetup, prefix: string, pool: Pool, rec: Recorder): Promise<ClaimWorker> {
+async function startClaimWorker(
+  res: Resources,
+  setup: WakeupSetup,
+  prefix: string,
+  pool: Pool,
+  rec: Recorder,
+): Promise<ClaimWorker> {
   let running = 0;
   const handle = async (job: WakeUpJob, token: string | undefined): Promise<DeliveryOutcome> => {
     const receivedAt = rec.clock();
     const { job_id: jobId } = parseWakeUp(job.data);
     await sleep(CLAIM_DELAY_MS); // see CLAIM_DELAY_MS: the worker arrives inside the confirmation's lock
     const claimStartedAt = rec.clock();
-    const seen = (outcome: ClaimSeen['outcome'], error?: string): ClaimSeen => ({ bullmqId: String(job.id), receivedAt, claimStartedAt, claimEndedAt: rec.clock(), outcome, error });
+    const seen = (outcome: ClaimSeen['outcome'], error?: string): ClaimSeen => ({
+      bullmqId: String(job.id),
+      receivedAt,
+      claimStartedAt,
+      claimEndedAt: rec.clock(),
+      outcome,
+      error,
+    });
     let attempt: ClaimAttempt;
     try {
-      attempt = await setup.claim.claim(pool, jobId, { leaseMs: setup.timings.leaseMs, maxAttempts: setup.timings.maxAttempts });
+      attempt = await setup.claim.claim(pool, jobId, {
+        leaseMs: setup.timings.leaseMs,
+        maxAttempts: setup.timings.maxAttempts,
+      });
     } catch (err) {
       push(rec.deliveries, jobId, seen('error', errorMessage(err)));
       throw err;
@@ -312,14 +371,27 @@ async function startClaimWorker(res: Resources, setup: WakeupSetup, prefix: stri
         }
       },
     },
-    { concurrency: 2, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 1, onError: (err) => rec.errors.push(`worker: ${err.message}`) },
+    {
+      concurrency: 2,
+      lockDurationMs: 30_000,
+      stalledIntervalMs: 30_000,
+      maxStalledCount: 1,
+      onError: (err) => rec.errors.push(`worker: ${err.message}`),
+    },
   );
   worker.on('failed', (job, err) => {
     if (err.name !== 'DelayedError') rec.errors.push(`delivery ${job?.id ?? '?'} failed: ${err.message}`);
   });
   res.add(worker, (w) => w.close());
   await worker.waitUntilReady();
-  return { idle: async (signal) => void (await waitFor('the worker to finish its deliveries', () => running === 0, { timeoutMs: 5000, intervalMs: 10, signal })) };
+  return {
+    idle: async (signal) =>
+      void (await waitFor('the worker to finish its deliveries', () => running === 0, {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        signal,
+      })),
+  };
 }
 
 /**
@@ -327,11 +399,20 @@ async function startClaimWorker(res: Resources, setup: WakeupSetup, prefix: stri
  * not-claimable, or an error; a 'busy' one comes back later). false if that took longer
  * than a generous bound: the judge says what was missing.
  */
-async function waitUntilHandled(setup: WakeupSetup, rec: Recorder, jobId: string, signal: AbortSignal): Promise<boolean> {
+async function waitUntilHandled(
+  setup: WakeupSetup,
+  rec: Recorder,
+  jobId: string,
+  signal: AbortSignal,
+): Promise<boolean> {
   const messages = setup.duplicates ? 2 : 1;
   const finalClaims = () => (rec.deliveries.get(jobId) ?? []).filter((d) => d.outcome !== 'busy').length;
   const timeoutMs = 5000 + setup.faultDelayMs + setup.timings.lockWaitSeconds * 1000;
-  return waitFor(`job ${jobId}'s confirmation and deliveries`, () => rec.confirms.has(jobId) && finalClaims() >= messages, { timeoutMs, intervalMs: 10, signal }).then(
+  return waitFor(
+    `job ${jobId}'s confirmation and deliveries`,
+    () => rec.confirms.has(jobId) && finalClaims() >= messages,
+    { timeoutMs, intervalMs: 10, signal },
+  ).then(
     () => true,
     (err: unknown) => {
       if (signal.aborted) throw err;
@@ -346,10 +427,14 @@ async function readMessages(queue: WakeUpQueue, ids: readonly string[], signal: 
   return Promise.all(
     ids.map(async (id) => {
       // The worker marks the message completed a moment after the handler returned.
-      const state = await waitFor(`message ${id} to be completed`, async () => {
-        const s = await queue.getJobState(id);
-        return final.has(s) ? s : false;
-      }, { timeoutMs: 3000, intervalMs: 20, signal }).catch(async (err: unknown) => {
+      const state = await waitFor(
+        `message ${id} to be completed`,
+        async () => {
+          const s = await queue.getJobState(id);
+          return final.has(s) ? s : false;
+        },
+        { timeoutMs: 3000, intervalMs: 20, signal },
+      ).catch(async (err: unknown) => {
         if (signal.aborted) throw err;
         return queue.getJobState(id);
       });

@@ -1,6 +1,7 @@
 // One answer to exercise/expired-lease.ts (lesson 15). The order matters: a cancel is the
 // user's decision and wins; a passed deadline means no result may be published any more;
 // attempts count real claims, so the 3rd expiry of a job with 3 attempts ends it.
+// The recovery scanner calls it (src/expired-lease-rule.ts picks this file unless LAB_EXERCISE=student).
 export interface ExpiredLease {
   attempts: number;
   cancelRequested: boolean;

@@ -8,17 +8,26 @@
 //                              recovery scanner moves the job to cancelled once its lease is over.
 //                              409 job-terminal: succeeded, failed or cancelled; NOTHING changed
 //                              404: no such job
-//   POST /exports/:id/replay   a failed job runs again as a NEW job (src/replay.ts), admitted
-//                              through the gate like any submission; the failed one is kept:
+//   POST /exports/:id/replay   a failed job runs again as a NEW job (src/replay.ts) with the
+//                              failed job's snapshot, admitted through the gate like any
+//                              submission, with the deadline a new job gets; the failed one is kept:
 //                              202 + Location: /exports/<new id>, body: the new job and replay_of
 //                              409 not-replayable: the job is not failed; 404: no such job
-//                              An Idempotency-Key header makes a retried replay return the same job.
+//                              An Idempotency-Key header makes a retried replay return the same job;
+//                              a key that named another request (a POST /exports, a replay of
+//                              another job) is refused, 409 idempotency-key-reused, both ways.
 //
 // The id is canonical before anything is read: lesson 01's parseJobId (400 for anything that
 // is not a UUID), then lower case, as lesson 11's GET does (one spelling per job).
 import type { Express } from 'express';
 import { AppError, allowOnly, parseJobId } from '@tasks-lab/01-state-machine';
-import { idempotencyKeyOf, readJob, toExportResponse, type ExportResponse, type JobRow } from '@tasks-lab/11-mysql-leases';
+import {
+  idempotencyKeyOf,
+  readJob,
+  toExportResponse,
+  type ExportResponse,
+  type JobRow,
+} from '@tasks-lab/11-mysql-leases';
 import { createApp as createScheduleApp, type AppOptions as ScheduleAppOptions } from '@tasks-lab/14-schedule-slots';
 import { errorMessage } from '@tasks-lab/lab-kit';
 import { JobNotFoundError } from '@tasks-lab/01-state-machine';
@@ -89,7 +98,10 @@ export function createApp(options: AppOptions): Express {
           const result = await cancel(options.pool, jobId);
           onRequest(describeCancel(jobId, result));
           if (result.outcome === 'terminal') throw new JobTerminalError(jobId, result.status);
-          const answer: CancelResponse = { status: result.outcome, job: toExportResponse(await rowAfter(options, jobId)) };
+          const answer: CancelResponse = {
+            status: result.outcome,
+            job: toExportResponse(await rowAfter(options, jobId)),
+          };
           res.status(202).json(answer);
         })
         .all(allowOnly('POST'));
@@ -98,16 +110,26 @@ export function createApp(options: AppOptions): Express {
         .route('/exports/:id/replay')
         .post(async (req, res) => {
           const failedJobId = canonicalId(String(req.params.id));
-          const result = await replay(options.pool, failedJobId, { rules: options.rules, idempotencyKey: idempotencyKeyOf(req) });
+          // The same deadline setting as POST /exports (the server's EXPORT_DEADLINE_MS), not the course's fixed 10 minutes.
+          const result = await replay(options.pool, failedJobId, {
+            rules: options.rules,
+            idempotencyKey: idempotencyKeyOf(req),
+            deadlineMs: options.deadlineMs,
+          });
           onRequest(describeReplay(result));
           // The new job's event is committed: nudge the publisher (as POST /exports does).
           try {
             await options.nudge();
           } catch (err) {
-            log(`replay ${result.jobId} is saved, but the nudge failed; the publisher's polling will send its event: ${errorMessage(err).slice(0, 200)}`);
+            log(
+              `replay ${result.jobId} is saved, but the nudge failed; the publisher's polling will send its event: ${errorMessage(err).slice(0, 200)}`,
+            );
           }
           if (!result.created) res.set('Idempotent-Replayed', 'true');
-          const answer: ReplayResponse = { ...toExportResponse(await rowAfter(options, result.jobId)), replay_of: result.replayOf };
+          const answer: ReplayResponse = {
+            ...toExportResponse(await rowAfter(options, result.jobId)),
+            replay_of: result.replayOf,
+          };
           res.status(202).location(`/exports/${result.jobId}`).json(answer);
         })
         .all(allowOnly('POST'));

@@ -41,7 +41,8 @@ export async function requestCancel(pool: Pool, jobId: string): Promise<CancelRe
     if (Number(row.cancel_requested)) return { outcome: 'already-requested', status };
     const [requested] = await tx.query<ResultSetHeader>(REQUEST_CANCEL, [jobId, ACTIVE_STATES]);
     // We hold the row's lock: the state we read is still the state.
-    if (requested.affectedRows !== 1) throw new Error(`job ${jobId}: the cancel request matched ${requested.affectedRows} rows under its own lock`);
+    if (requested.affectedRows !== 1)
+      throw new Error(`job ${jobId}: the cancel request matched ${requested.affectedRows} rows under its own lock`);
     return { outcome: 'cancel-requested', status };
   });
 }

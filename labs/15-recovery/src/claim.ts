@@ -23,8 +23,9 @@
 //      cancel): the re-check is what keeps a job from being claimed twice.
 //      Still locked after one lock wait (error 1205) → 'busy'.
 //
-// Which of the issue's two fixes, and why both: waiting on the row handles what actually
-// holds a job row (a confirmation, a claim, a scanner pass, a finish: short transactions
+// Two fixes for the lost wake-up: (a) wait on the locked row for one lock wait (step 3),
+// and (b) when it is still locked, answer 'busy' so the caller puts the delivery back for a
+// short delay. The claim uses both. Waiting on the row handles what actually holds a job row (a confirmation, a claim, a scanner pass, a finish: short transactions
 // with no I/O inside, lesson 11's rule), usually in milliseconds, with no trip back through
 // Redis and no delay for the job. Waiting is safe because it is ONE row, by primary key, in
 // a transaction that holds nothing else yet: the waiter can be no part of a deadlock cycle,
@@ -37,7 +38,16 @@ import { randomUUID } from 'node:crypto';
 import { DelayedError, type Job } from 'bullmq';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { statesThatMayMoveTo } from '@tasks-lab/01-state-machine';
-import { claim, CLAIM, ER_LOCK_WAIT_TIMEOUT, errnoOf, microseconds, readJobWith, withTransaction, type ClaimedJob } from '@tasks-lab/11-mysql-leases';
+import {
+  claim,
+  CLAIM,
+  ER_LOCK_WAIT_TIMEOUT,
+  errnoOf,
+  microseconds,
+  readJobWith,
+  withTransaction,
+  type ClaimedJob,
+} from '@tasks-lab/11-mysql-leases';
 
 export type { ClaimedJob };
 
@@ -60,7 +70,6 @@ const BUSY: ClaimAttempt = { outcome: 'busy' };
 
 /** lesson 01's table says which states may move to running (queued); never restated here. */
 const CLAIMABLE_STATES = statesThatMayMoveTo('running');
-
 
 // ---------------------------------------------------------------------------------
 // The statements (named, parameterised; the conditions are lesson 11's LOCK_CLAIMABLE's)
@@ -116,15 +125,33 @@ async function claimAfterWaiting(pool: Pool, jobId: string, options: ClaimOption
   const token = randomUUID();
   try {
     return await withTransaction(pool, async (tx) => {
-      const [locked] = await tx.query<RowDataPacket[]>(LOCK_CLAIMABLE_WAITING, [jobId, CLAIMABLE_STATES, options.maxAttempts]);
+      const [locked] = await tx.query<RowDataPacket[]>(LOCK_CLAIMABLE_WAITING, [
+        jobId,
+        CLAIMABLE_STATES,
+        options.maxAttempts,
+      ]);
       // The holder committed a change that makes the job unclaimable: do NOT claim it.
       if (locked.length === 0) return NOT_CLAIMABLE;
-      const [claimed] = await tx.query<ResultSetHeader>(CLAIM, [token, microseconds(options.leaseMs), jobId, CLAIMABLE_STATES, options.maxAttempts]);
+      const [claimed] = await tx.query<ResultSetHeader>(CLAIM, [
+        token,
+        microseconds(options.leaseMs),
+        jobId,
+        CLAIMABLE_STATES,
+        options.maxAttempts,
+      ]);
       if (claimed.affectedRows !== 1) return NOT_CLAIMABLE;
       const row = await readJobWith(tx, jobId);
       // We hold the row lock: nobody else can have changed it since our update.
-      if (row?.leaseToken !== token || !row.leaseUntil) throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
-      const job: ClaimedJob = { jobId, token, attempts: row.attempts, snapshot: row.snapshot, leaseUntil: row.leaseUntil, deadlineAt: row.deadlineAt };
+      if (row?.leaseToken !== token || !row.leaseUntil)
+        throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
+      const job: ClaimedJob = {
+        jobId,
+        token,
+        attempts: row.attempts,
+        snapshot: row.snapshot,
+        leaseUntil: row.leaseUntil,
+        deadlineAt: row.deadlineAt,
+      };
       return { outcome: 'claimed', job };
     });
   } catch (err) {
@@ -148,8 +175,15 @@ export const courseClaimAttempt: ClaimFn = async (pool, jobId, options) => {
  * (lab 08's handlers get it as their third argument). Never returns: the DelayedError tells
  * the BullMQ worker not to complete the job it just moved.
  */
-export async function putDeliveryBack(job: Pick<Job, 'moveToDelayed'>, token: string | undefined, delayMs: number): Promise<never> {
-  if (!token) throw new Error("putting a delivery back needs the worker's lock token (lab 08 passes it to handlers as the third argument)");
+export async function putDeliveryBack(
+  job: Pick<Job<unknown, unknown, string>, 'moveToDelayed'>,
+  token: string | undefined,
+  delayMs: number,
+): Promise<never> {
+  if (!token)
+    throw new Error(
+      "putting a delivery back needs the worker's lock token (lab 08 passes it to handlers as the third argument)",
+    );
   await job.moveToDelayed(Date.now() + delayMs, token);
   throw new DelayedError();
 }

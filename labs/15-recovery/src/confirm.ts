@@ -33,7 +33,8 @@ export type ConfirmFaults = FaultPoints<ConfirmFaultPoint>;
 export type ConfirmFaultHit = Pick<ConfirmFaults, 'hit'>;
 
 /** Reads LAB_FAULTS for the confirmation's point only (a rule naming another point is refused). */
-export const confirmFaults = (env: NodeJS.ProcessEnv = process.env): ConfirmFaults => faultPoints(CONFIRM_FAULT_POINTS, env);
+export const confirmFaults = (env: NodeJS.ProcessEnv = process.env): ConfirmFaults =>
+  faultPoints(CONFIRM_FAULT_POINTS, env);
 
 /** Lesson 12's publisher points plus the confirmation's: what lesson 15's publisher process declares. */
 export const RECOVERY_PUBLISHER_FAULT_POINTS = [...PUBLISHER_FAULT_POINTS, ...CONFIRM_FAULT_POINTS] as const;
@@ -44,7 +45,8 @@ export type RecoveryPublisherFaults = FaultPoints<(typeof RECOVERY_PUBLISHER_FAU
  * `faults` and to dispatchRecordingParts, so `always`/`once` count per process and a rule for
  * any of the three points is accepted.
  */
-export const recoveryPublisherFaults = (env: NodeJS.ProcessEnv = process.env): RecoveryPublisherFaults => faultPoints(RECOVERY_PUBLISHER_FAULT_POINTS, env);
+export const recoveryPublisherFaults = (env: NodeJS.ProcessEnv = process.env): RecoveryPublisherFaults =>
+  faultPoints(RECOVERY_PUBLISHER_FAULT_POINTS, env);
 
 // ---------------------------------------------------------------------------------
 // The statements (named, parameterised; nothing is built from input)
@@ -90,7 +92,13 @@ export const RECORD_DISPATCH = `
  * longer holds the event: neither changes, so an old publisher never postpones the scanner.
  * `faults` undefined: no fault point is switched on.
  */
-export async function confirmAndRecordDispatch(pool: Pool, eventId: string, token: string, jobId: string, faults?: ConfirmFaultHit): Promise<boolean> {
+export async function confirmAndRecordDispatch(
+  pool: Pool,
+  eventId: string,
+  token: string,
+  jobId: string,
+  faults?: ConfirmFaultHit,
+): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     const [locked] = await tx.query<RowDataPacket[]>(LOCK_JOB_FOR_DISPATCH, [jobId]);
     if (locked.length === 0) throw new Error(`event ${eventId} names job ${jobId}, which has no row`);
@@ -109,6 +117,7 @@ export async function confirmAndRecordDispatch(pool: Pool, eventId: string, toke
  */
 export function dispatchRecordingParts(faults?: ConfirmFaultHit): Pick<PublisherParts, 'confirmSent'> {
   return {
-    confirmSent: (pool: Pool, eventId: string, token: string, event: ClaimedEvent) => confirmAndRecordDispatch(pool, eventId, token, event.jobId, faults),
+    confirmSent: (pool: Pool, eventId: string, token: string, event: ClaimedEvent) =>
+      confirmAndRecordDispatch(pool, eventId, token, event.jobId, faults),
   };
 }

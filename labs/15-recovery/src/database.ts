@@ -12,4 +12,5 @@ export { withTransaction, type FreshDatabase } from '@tasks-lab/11-mysql-leases'
  * (tests: tasks_lab15_<label>_<hex>, migrated with lab 15's chain), recreateVerifyDatabase
  * and verifyDatabaseOnce (verify's tasks_lab15_verify).
  */
-export const { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } = labDatabases(LAB, JOBS_DATABASE);
+export const { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } =
+  labDatabases(LAB, JOBS_DATABASE);

@@ -76,9 +76,16 @@ async function stopReason(options: ChunkedWriteOptions): Promise<ChunkStopReason
  * temp file into place only when every chunk was written. A stop (or an error) removes the
  * temp file: an incomplete export leaves no artifact. The rows are lesson 11's snapshot.
  */
-export async function writeArtifactInChunks(dir: string, fileName: string, rows: readonly unknown[], options: ChunkedWriteOptions): Promise<ChunkedWriteResult> {
+export async function writeArtifactInChunks(
+  dir: string,
+  fileName: string,
+  rows: readonly unknown[],
+  options: ChunkedWriteOptions,
+): Promise<ChunkedWriteResult> {
   if (!SAFE_FILE_NAME.test(fileName) || fileName.includes('..')) {
-    throw new TypeError(`refusing to write an artifact named ${JSON.stringify(fileName.slice(0, 80))}: not a plain file name`);
+    throw new TypeError(
+      `refusing to write an artifact named ${JSON.stringify(fileName.slice(0, 80))}: not a plain file name`,
+    );
   }
   // An empty snapshot is still one chunk (the "[]" file): it is checked once like any other.
   const chunks = rows.length === 0 ? [[]] : chunksOf(rows, options.chunkRows);

@@ -29,15 +29,61 @@ export {
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
 } from './options.ts';
-export { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } from './database.ts';
+export {
+  openJobsDatabase,
+  freshDatabase,
+  withFreshDatabase,
+  recreateVerifyDatabase,
+  verifyDatabaseOnce,
+} from './database.ts';
 
 // Recovery, cancellation, replay.
 export * from './recovery-queries.ts';
-export { recoverBatch, recoverBatchWith, RECOVERY_PASSES, recoveredCount, type RecoveredJob, type RecoveryReport, type RecoveryOptions, type RecoverBatch, type RecoveryPass, type LockedJob, type Decision } from './recovery.ts';
-export { startScanner, describeRecovered, type ScannerTimings, type ScannerOptions, type ScannerStats, type RunningScanner } from './scanner.ts';
+export {
+  INSERT_DEAD_LETTER,
+  READ_DEAD_LETTER,
+  type DeadLetter,
+  recordDeadLetter,
+  readDeadLetter,
+} from './dead-letter.ts';
+export {
+  recoverBatch,
+  recoverBatchWith,
+  RECOVERY_PASSES,
+  recoveredCount,
+  type RecoveredJob,
+  type RecoveryReport,
+  type RecoveryOptions,
+  type RecoverBatch,
+  type RecoveryPass,
+  type LockedJob,
+  type Decision,
+} from './recovery.ts';
+export {
+  startScanner,
+  describeRecovered,
+  type ScannerTimings,
+  type ScannerOptions,
+  type ScannerStats,
+  type RunningScanner,
+} from './scanner.ts';
 export { SCANNER_SHUTDOWN_GRACE_MS, type ScannerProcessSettings, runScannerProcess } from './scanner-process.ts';
 export { requestCancel, type CancelOutcome, type CancelResult } from './cancel.ts';
-export { replayJob, NotReplayableError, type ReplayOptions, type ReplayResult } from './replay.ts';
+export {
+  replayJob,
+  readReplaySource,
+  replayDigest,
+  NotReplayableError,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplaySource,
+} from './replay.ts';
+export {
+  decideExpiredLease,
+  EXPIRED_LEASE_RULE_FILE,
+  type ExpiredLease,
+  type ExpiredLeaseDecision,
+} from './expired-lease-rule.ts';
 export { canContinue } from './can-continue.ts';
 
 // The lost wake-up: the confirmation that holds the job's lock, and the claim that tells "locked" from "not claimable".
@@ -67,19 +113,28 @@ export {
 } from './confirm.ts';
 
 // The workers (chunks, canContinue, graceful exit) and the API.
-export { type ChunkStopReason, type ChunkedWriteOptions, type ChunkedWriteResult, chunksOf, renderChunk, writeArtifactInChunks } from './export-chunks.ts';
+export {
+  type ChunkStopReason,
+  type ChunkedWriteOptions,
+  type ChunkedWriteResult,
+  chunksOf,
+  renderChunk,
+  writeArtifactInChunks,
+} from './export-chunks.ts';
 export {
   RECOVERY_FAULT_POINTS,
   type RecoveryFaultPoint,
   type RecoveryFaults,
   recoveryFaults,
-  WORKER_SHUTDOWN_GRACE_MS,
-  SHUTDOWN_OPTIONS,
   type ChunkedParts,
   CHUNKED_PARTS,
   type ChunkedContext,
   type ChunkedOutcome,
   deliverInChunks,
+} from './chunked-delivery.ts';
+export {
+  WORKER_SHUTDOWN_GRACE_MS,
+  SHUTDOWN_OPTIONS,
   type DeliveryHooks,
   type RecoveryJob,
   type StartRecoveryWorkerOptions,
@@ -90,5 +145,13 @@ export {
   describeClaim,
   describeDelivery,
 } from './worker.ts';
-export { type AppOptions, type CancelResponse, type ReplayResponse, JobTerminalError, describeCancel, describeReplay, createApp } from './app.ts';
+export {
+  type AppOptions,
+  type CancelResponse,
+  type ReplayResponse,
+  JobTerminalError,
+  describeCancel,
+  describeReplay,
+  createApp,
+} from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer } from './server.ts';

@@ -7,7 +7,7 @@
 //   UNCLAIMED_THRESHOLD_MS     60000   a dispatched job nobody claimed for this long gets a new event
 //   EXPORT_CHUNK_ROWS          10      the worker checks canContinue before each chunk of this many rows
 //   CLAIM_BUSY_RETRY_MS        200     a claim that found its row locked puts the delivery back this long
-//   COURSE_TIMINGS             0       1: the course's timings
+//   USE_COURSE_TIMINGS         0       1: the course's timings
 //
 // The processes' settings: lesson 14's, on lab 15's database (tasks_lab15) and prefix (tasks-lab15).
 import { fileURLToPath } from 'node:url';
@@ -35,11 +35,17 @@ const HOUR_MS = 60 * 60 * 1000;
 
 export const RECOVERY_OPTIONS = defineOptions({
   ...SCHEDULE_OPTIONS.specs,
+  /** Lesson 12's nudge channel, lab 15's own. @defaultValue nudgeChannel (`tasks-lab15:outbox-nudge`) */
   nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+  /** Jobs one scanner pass takes at most. @defaultValue 50 */
   recoveryBatch: wholeNumber('RECOVERY_BATCH', 50, { min: 1, max: 1000 }),
+  /** How often the scanner looks (a full batch looks again at once). @defaultValue 5000 */
   recoveryScanMs: durationMs('RECOVERY_SCAN_MS', 5000, { min: 50, max: HOUR_MS }),
+  /** A dispatched job nobody claimed for this long gets a new outbox event. @defaultValue 60000 */
   unclaimedThresholdMs: durationMs('UNCLAIMED_THRESHOLD_MS', 60_000, { min: 100, max: 24 * HOUR_MS }),
+  /** The worker checks canContinue before each chunk of this many rows. @defaultValue 10 */
   chunkRows: wholeNumber('EXPORT_CHUNK_ROWS', 10, { min: 1, max: 100 }),
+  /** A claim that found its row locked puts the delivery back for this long. @defaultValue 200 */
   claimBusyRetryMs: durationMs('CLAIM_BUSY_RETRY_MS', 200, { min: 10, max: 60_000 }),
 });
 export type RecoveryOptionValues = ReturnType<typeof RECOVERY_OPTIONS.defaults>;
@@ -48,25 +54,34 @@ export type RecoveryOptionValues = ReturnType<typeof RECOVERY_OPTIONS.defaults>;
 export const COURSE_TIMINGS: Readonly<RecoveryOptionValues> = RECOVERY_OPTIONS.defaults();
 
 /** Verify and tests: lesson 14's short timings, a 1 s unclaimed threshold and a 200 ms scan. */
-export const SHORT_TIMINGS: Readonly<Partial<RecoveryOptionValues>> = { ...SCHEDULE_SHORT_TIMINGS, unclaimedThresholdMs: 1000, recoveryScanMs: 200 };
+export const SHORT_TIMINGS: Readonly<Partial<RecoveryOptionValues>> = {
+  ...SCHEDULE_SHORT_TIMINGS,
+  unclaimedThresholdMs: 1000,
+  recoveryScanMs: 200,
+};
 
 const RECOVERY_TIMING_KEYS = ['recoveryScanMs', 'unclaimedThresholdMs', 'claimBusyRetryMs'] as const;
 
-/** Reads the options (lesson 14's checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
+/** Reads the options (lesson 14's checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
 export function readRecoveryOptions(options: ReadOptions<RecoveryOptionValues> = {}): RecoveryOptionValues {
   const values = RECOVERY_OPTIONS.read(options);
   const schedule = readScheduleOptions({ env: {}, overrides: pickSchedule(values) });
-  if (values.courseTimings !== '1') return { ...values, ...schedule };
+  if (values.useCourseTimings !== '1') return { ...values, ...schedule };
   const course = Object.fromEntries(RECOVERY_TIMING_KEYS.map((key) => [key, COURSE_TIMINGS[key]]));
   return { ...values, ...schedule, ...course };
 }
 
-export function readShortRecoveryOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<RecoveryOptionValues> = {}): RecoveryOptionValues {
+export function readShortRecoveryOptions(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<RecoveryOptionValues> = {},
+): RecoveryOptionValues {
   return readRecoveryOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
 }
 
 function pickSchedule(values: RecoveryOptionValues) {
-  return Object.fromEntries(Object.keys(SCHEDULE_OPTIONS.specs).map((key) => [key, values[key as keyof RecoveryOptionValues]]));
+  return Object.fromEntries(
+    Object.keys(SCHEDULE_OPTIONS.specs).map((key) => [key, values[key as keyof RecoveryOptionValues]]),
+  );
 }
 
 export function describeTimings(options: RecoveryOptionValues): string {
@@ -80,20 +95,31 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
+/** The processes' database. @defaultValue JOBS_DATABASE (`tasks_lab15`) */
 const database = name('JOBS_DATABASE', JOBS_DATABASE);
+/** The processes' BullMQ key prefix. @defaultValue QUEUE_PREFIX (`tasks-lab15`) */
 const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
 
-export const PUBLISHER_PROCESS_OPTIONS = defineOptions({ ...SCHEDULE_PUBLISHER_PROCESS_OPTIONS.specs, database, queuePrefix });
+export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
+  ...SCHEDULE_PUBLISHER_PROCESS_OPTIONS.specs,
+  database,
+  queuePrefix,
+});
 export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
 
 export const WORKER_PROCESS_OPTIONS = defineOptions({
   ...SCHEDULE_WORKER_PROCESS_OPTIONS.specs,
   database,
   queuePrefix,
+  /** Where the workers write artifacts. @defaultValue ARTIFACTS_DIR (`labs/15-recovery/artifacts`) */
   artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
 });
 export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
 
 /** `pnpm start` and `pnpm scanner`: the database (and the prefix the scanner's nudges name). */
-export const SERVER_PROCESS_OPTIONS = defineOptions({ ...SCHEDULE_SERVER_PROCESS_OPTIONS.specs, database, queuePrefix });
+export const SERVER_PROCESS_OPTIONS = defineOptions({
+  ...SCHEDULE_SERVER_PROCESS_OPTIONS.specs,
+  database,
+  queuePrefix,
+});
 export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;

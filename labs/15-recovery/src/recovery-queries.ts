@@ -11,7 +11,7 @@
 // that ORDER BY for an OR of three conditions on different columns, so the server reads every
 // eligible row, sorts them (EXPLAIN: "Using filesort") and LOCKS them all before it returns
 // the first 50: a second scanner finds nothing, and a claim that meets a locked row skips it
-// (the notes' finding for the outbox claim). Here the scan is three passes, each its own
+// (docs/mysql-and-mariadb.md, measured for the outbox claim). Here the scan is three passes, each its own
 // short transaction, each ordered by an index that starts with status and matches its ORDER BY
 // (ending with the primary key, so the lock order is total): the server reads the index in
 // order and stops after n rows, so a pass locks only what it takes.
@@ -83,7 +83,7 @@ export const EXPLAIN_UNCLAIMED = `EXPLAIN ${LOCK_UNCLAIMED}`;
  * The course's schema for pass b: without this lesson's (status, updated_at, id) the server
  * sorts the queued jobs (EXPLAIN: "Using filesort") and locks every one that qualifies before it
  * returns the first n (lesson 12's USE_COURSE_CLAIM_INDEX is the same swap for the outbox).
- * Lesson 16's bench-claims measures the pass with and without it; run it on a scratch database
+ * The benchmarks' `pnpm bench:claims` (perf/) measures the pass with and without it; run it on a scratch database
  * only, never on the student's. Parameters: none.
  */
 export const DROP_QUEUED_TO_END_INDEX = `
@@ -122,15 +122,6 @@ export const END_JOB = `
   UPDATE export_jobs
   SET status = ?, error_code = ?, error_message = ?, lease_token = NULL, lease_until = NULL, updated_at = NOW(6)
   WHERE id = ? AND status = ? AND lease_token <=> ?`;
-
-/**
- * Why a failed job is no longer run: one row per job (the primary key makes a second
- * insert a 1062, which rolls the batch back). Written in the transaction that fails it.
- * Affected rows: 1. Parameters: [jobId, reason].
- */
-export const INSERT_DEAD_LETTER = `
-  INSERT INTO export_dead_letters (job_id, reason)
-  VALUES (?, ?)`;
 
 /**
  * The job's route: the queue its FIRST event named (decided at admission by its row
@@ -223,12 +214,6 @@ export const READ_REPLAY_OF = `
   SELECT replay_of
   FROM export_jobs
   WHERE id = ?`;
-
-/** A job's dead letter, if any. Rows returned: 0 or 1. Parameters: [jobId]. */
-export const READ_DEAD_LETTER = `
-  SELECT job_id, reason, quarantined_at
-  FROM export_dead_letters
-  WHERE job_id = ?`;
 
 // ---- the clock of the course's scripts, the drills and the tests (never the scanner's) -------
 // The course's step 5 puts a job's next attempt ahead and step 6 ages a job as if it had been

@@ -16,6 +16,11 @@
 // course's single OR query. No I/O while the rows are locked: the events are written to the
 // outbox and the publisher sends them after the COMMIT. Nothing is nudged here (the caller may).
 //
+// What ends a job is ONE rule, the lesson's exercise (src/expired-lease-rule.ts: the reference
+// answer in solutions/, or the student's own exercise/ file with LAB_EXERCISE=student): a cancel
+// first, then the deadline, then the attempts. Pass a asks it about every expired lease; pass b
+// asks it about every queued job it took because that job must end.
+//
 // Every exit from queued/running (cancelled, failed) takes the job out of lesson 13's gate
 // counter in the SAME transaction (LEAVE_GATE), last, just before the COMMIT: the lock order
 // stays job, outbox, gate, and the hot gate row is held for the fewest statements.
@@ -28,9 +33,9 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { microseconds, withTransaction } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, LEAVE_GATE } from '@tasks-lab/13-admission';
+import { recordDeadLetter } from './dead-letter.ts';
 import {
   END_JOB,
-  INSERT_DEAD_LETTER,
   INSERT_RECOVERY_EVENT,
   LOCK_EXPIRED_LEASES,
   LOCK_QUEUED_TO_END,
@@ -40,6 +45,7 @@ import {
   REQUEUE_EXPIRED,
   ROUTE_OF_JOB,
 } from './recovery-queries.ts';
+import { decideExpiredLease, type ExpiredLeaseDecision } from './expired-lease-rule.ts';
 
 /** One job the scanner moved on: from which state to which, why, and its new event if any. */
 export interface RecoveredJob {
@@ -88,8 +94,9 @@ export interface LockedJob {
 }
 
 /** What happens to a locked job: its end, or the way it is woken again. */
-export type Decision = { to: 'cancelled' | 'failed'; reason: string; message: string } | { to: 'queued'; reason: 'lease_expired' | 'dispatch_overdue' };
-
+export type Decision =
+  | { to: 'cancelled' | 'failed'; reason: string; message: string }
+  | { to: 'queued'; reason: 'lease_expired' | 'dispatch_overdue' };
 
 /** One pass: the statement that locks its rows (with its parameters) and what it decides for each. */
 export interface RecoveryPass {
@@ -102,8 +109,18 @@ export interface RecoveryPass {
 /** The three passes, in the order a batch runs them. */
 export const RECOVERY_PASSES: readonly RecoveryPass[] = [
   { name: 'expired leases', lockSql: LOCK_EXPIRED_LEASES, params: (o) => [o.batch], decide: decideExpired },
-  { name: 'queued to end', lockSql: LOCK_QUEUED_TO_END, params: (o) => [o.maxAttempts, o.batch], decide: decideQueuedToEnd },
-  { name: 'unclaimed', lockSql: LOCK_UNCLAIMED, params: (o) => [o.maxAttempts, microseconds(o.unclaimedThresholdMs), o.batch], decide: () => ({ to: 'queued', reason: 'dispatch_overdue' }) },
+  {
+    name: 'queued to end',
+    lockSql: LOCK_QUEUED_TO_END,
+    params: (o) => [o.maxAttempts, o.batch],
+    decide: decideQueuedToEnd,
+  },
+  {
+    name: 'unclaimed',
+    lockSql: LOCK_UNCLAIMED,
+    params: (o) => [o.maxAttempts, microseconds(o.unclaimedThresholdMs), o.batch],
+    decide: () => ({ to: 'queued', reason: 'dispatch_overdue' }),
+  },
 ];
 
 /**
@@ -130,12 +147,13 @@ export function recoverBatchWith(passes: readonly RecoveryPass[]): RecoverBatch 
 }
 
 /** How many jobs a report moved: a batch whose pass took `batch` rows is run again at once. */
-export const recoveredCount = (report: RecoveryReport): number => report.requeued.length + report.redispatched.length + report.cancelled.length + report.failed.length;
+export const recoveredCount = (report: RecoveryReport): number =>
+  report.requeued.length + report.redispatched.length + report.cancelled.length + report.failed.length;
 
 // ---------------------------------------------------------------------------------
 // The decisions (pure: the locked row says everything)
 
-/** A running job whose holder is gone: the course's order of precedence. */
+/** A running job whose holder is gone: the exercise's rule decides (cancel, deadline, attempts, else queued again). */
 function decideExpired(job: LockedJob, options: RecoveryOptions): Decision {
   return endOf(job, options) ?? { to: 'queued', reason: 'lease_expired' };
 }
@@ -143,17 +161,39 @@ function decideExpired(job: LockedJob, options: RecoveryOptions): Decision {
 /** A queued job the pass found because it must end. */
 function decideQueuedToEnd(job: LockedJob, options: RecoveryOptions): Decision {
   const end = endOf(job, options);
-  // The pass's WHERE chose it for one of these reasons; if none holds, the row changed under a lock we hold.
-  if (!end) throw new Error(`job ${job.id}: locked as one to end, but it is not cancelled, past its deadline nor out of attempts`);
+  // The pass's WHERE chose it because it is cancelled, past its deadline or out of attempts: a
+  // rule that would queue it again contradicts that (the batch rolls this pass back).
+  if (!end) {
+    throw new Error(
+      `job ${job.id}: locked as one to end (cancel ${job.cancelRequested}, deadline passed ${job.pastDeadline}, attempts ${job.attempts} of ${options.maxAttempts}), ` +
+        'but decideExpiredLease says it may be queued again',
+    );
+  }
   return end;
 }
 
-/** Cancel first (the user's wish), then the deadline, then the attempts. undefined: it may run again. */
-function endOf(job: LockedJob, options: RecoveryOptions): Decision | undefined {
-  if (job.cancelRequested) return { to: 'cancelled', reason: 'user_cancelled', message: 'cancelled at the request of the user' };
-  if (job.pastDeadline) return { to: 'failed', reason: 'deadline_exceeded', message: 'the deadline passed before the export finished' };
-  if (job.attempts >= options.maxAttempts) return { to: 'failed', reason: 'attempts_exhausted', message: `no attempts left after ${job.attempts} claim(s)` };
-  return undefined;
+/** The rule's answer as the pass writes it: an end with its message, or undefined (it may run again). */
+function endOf(
+  job: LockedJob,
+  options: RecoveryOptions,
+): Extract<Decision, { to: 'cancelled' | 'failed' }> | undefined {
+  const decision = decideExpiredLease(
+    { attempts: job.attempts, cancelRequested: job.cancelRequested, deadlinePassed: job.pastDeadline },
+    options.maxAttempts,
+  );
+  return decision.to === 'queued' ? undefined : { ...decision, message: messageOf(decision, job) };
+}
+
+/** The sentence written beside the error code, for people. */
+function messageOf(decision: Exclude<ExpiredLeaseDecision, { to: 'queued' }>, job: LockedJob): string {
+  switch (decision.reason) {
+    case 'user_cancelled':
+      return 'cancelled at the request of the user';
+    case 'deadline_exceeded':
+      return 'the deadline passed before the export finished';
+    case 'attempts_exhausted':
+      return `no attempts left after ${job.attempts} claim(s)`;
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -166,7 +206,9 @@ async function runPass(pool: Pool, pass: RecoveryPass, options: RecoveryOptions)
     for (const row of rows) {
       const job = toLockedJob(row);
       const decision = pass.decide(job, options);
-      recovered.push(decision.to === 'queued' ? await wakeAgain(tx, job, decision.reason, options) : await endJob(tx, job, decision));
+      recovered.push(
+        decision.to === 'queued' ? await wakeAgain(tx, job, decision.reason, options) : await endJob(tx, job, decision),
+      );
     }
     // The gate last (lock order: jobs, outbox, gate), one exit per job that ended.
     const exits = recovered.filter((r) => r.to !== 'queued').length;
@@ -187,18 +229,34 @@ function toLockedJob(row: RowDataPacket): LockedJob {
 }
 
 /** Cancelled or failed; a failure leaves one dead letter. */
-async function endJob(tx: PoolConnection, job: LockedJob, decision: Extract<Decision, { to: 'cancelled' | 'failed' }>): Promise<RecoveredJob> {
-  const [ended] = await tx.query<ResultSetHeader>(END_JOB, [decision.to, decision.reason, decision.message, job.id, job.status, job.leaseToken]);
+async function endJob(
+  tx: PoolConnection,
+  job: LockedJob,
+  decision: Extract<Decision, { to: 'cancelled' | 'failed' }>,
+): Promise<RecoveredJob> {
+  const [ended] = await tx.query<ResultSetHeader>(END_JOB, [
+    decision.to,
+    decision.reason,
+    decision.message,
+    job.id,
+    job.status,
+    job.leaseToken,
+  ]);
   expectOne(ended, job, `moving it to ${decision.to}`);
   if (decision.to === 'failed') {
-    const [quarantined] = await tx.query<ResultSetHeader>(INSERT_DEAD_LETTER, [job.id, decision.reason]);
+    const quarantined = await recordDeadLetter(tx, job.id, decision.reason);
     expectOne(quarantined, job, 'recording its dead letter');
   }
   return { jobId: job.id, from: job.status, to: decision.to, reason: decision.reason };
 }
 
 /** Queued again (after the backoff, for an expired lease) with a new event on the job's own route. */
-async function wakeAgain(tx: PoolConnection, job: LockedJob, reason: 'lease_expired' | 'dispatch_overdue', options: RecoveryOptions): Promise<RecoveredJob> {
+async function wakeAgain(
+  tx: PoolConnection,
+  job: LockedJob,
+  reason: 'lease_expired' | 'dispatch_overdue',
+  options: RecoveryOptions,
+): Promise<RecoveredJob> {
   const [moved] =
     reason === 'lease_expired'
       ? await tx.query<ResultSetHeader>(REQUEUE_EXPIRED, [microseconds(options.retryBackoffMs), job.id, job.leaseToken])
@@ -209,7 +267,15 @@ async function wakeAgain(tx: PoolConnection, job: LockedJob, reason: 'lease_expi
   const [inserted] = await tx.query<ResultSetHeader>(INSERT_RECOVERY_EVENT, [eventId, queueName, job.id]);
   expectOne(inserted, job, 'writing its recovery event');
   const [next] = await tx.query<RowDataPacket[]>(READ_NEXT_ATTEMPT, [job.id]);
-  return { jobId: job.id, from: job.status, to: 'queued', reason, eventId, queueName, nextAttemptAt: next[0]?.next_attempt_at as Date };
+  return {
+    jobId: job.id,
+    from: job.status,
+    to: 'queued',
+    reason,
+    eventId,
+    queueName,
+    nextAttemptAt: next[0]?.next_attempt_at as Date,
+  };
 }
 
 /**
@@ -228,5 +294,8 @@ async function leaveGate(tx: PoolConnection): Promise<void> {
 
 /** A CAS on a row this transaction holds locked must match it: anything else rolls the pass back. */
 function expectOne(result: ResultSetHeader, job: LockedJob, what: string): void {
-  if (result.affectedRows !== 1) throw new Error(`job ${job.id}: ${what} affected ${result.affectedRows} rows, expected 1 (the locked row did not match what the pass read)`);
+  if (result.affectedRows !== 1)
+    throw new Error(
+      `job ${job.id}: ${what} affected ${result.affectedRows} rows, expected 1 (the locked row did not match what the pass read)`,
+    );
 }

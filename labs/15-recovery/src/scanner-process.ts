@@ -3,6 +3,7 @@
 //
 //   pnpm scanner                                     the course's timings (every 5 s, 10 s backoff, 60 s unclaimed)
 //   RECOVERY_SCAN_MS=200 UNCLAIMED_THRESHOLD_MS=1000 RETRY_BACKOFF_MS=500 pnpm scanner   short timings
+//   LAB_EXERCISE=student pnpm scanner                 expired leases decided by YOUR exercise/expired-lease.ts
 //
 // After a batch that wrote events it nudges the publisher (lesson 12's nudge, on Redis), so a
 // redispatched job is sent at once rather than on the publisher's next poll; a lost nudge costs
@@ -12,7 +13,14 @@ import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { openNudgeClient, publishNudge } from '@tasks-lab/12-outbox';
 import { openJobsDatabase } from './database.ts';
-import { describeTimings, LAB, readRecoveryOptions, SERVER_PROCESS_OPTIONS, type RecoveryOptionValues } from './options.ts';
+import { EXPIRED_LEASE_RULE_FILE } from './expired-lease-rule.ts';
+import {
+  describeTimings,
+  LAB,
+  readRecoveryOptions,
+  SERVER_PROCESS_OPTIONS,
+  type RecoveryOptionValues,
+} from './options.ts';
 import type { RecoveryReport } from './recovery.ts';
 import { startScanner } from './scanner.ts';
 
@@ -51,8 +59,14 @@ export async function runScannerProcess(settings: ScannerProcessSettings): Promi
     log: (line) => console.log(line),
     report,
     onBatch: async (batch) => {
-      if (settings.afterBatch) await Promise.resolve(settings.afterBatch(batch, pool)).catch((err: unknown) => report(`after the batch: ${errorMessage(err)}`));
-      if (wroteEvents(batch)) await publishNudge(redis, { channel: timings.nudgeChannel }).catch((err: unknown) => report(`nudge failed: ${errorMessage(err)}`));
+      if (settings.afterBatch)
+        await Promise.resolve(settings.afterBatch(batch, pool)).catch((err: unknown) =>
+          report(`after the batch: ${errorMessage(err)}`),
+        );
+      if (wroteEvents(batch))
+        await publishNudge(redis, { channel: timings.nudgeChannel }).catch((err: unknown) =>
+          report(`nudge failed: ${errorMessage(err)}`),
+        );
     },
   });
   onShutdown(
@@ -63,8 +77,13 @@ export async function runScannerProcess(settings: ScannerProcessSettings): Promi
     }),
     { graceMs: SCANNER_SHUTDOWN_GRACE_MS },
   );
+  // Said only when it is not the reference answer: a student running their own rule should know.
+  if (!EXPIRED_LEASE_RULE_FILE.startsWith('solutions/'))
+    console.log(`expired leases are decided by your ${EXPIRED_LEASE_RULE_FILE} (LAB_EXERCISE=student)`);
   const timingsText = settings.describe ? settings.describe() : describeTimings(timings);
-  console.log(`recovery scanner ${process.pid} ready: database ${settings.database}, nudge channel ${timings.nudgeChannel}, ${timingsText}`);
+  console.log(
+    `recovery scanner ${process.pid} ready: database ${settings.database}, nudge channel ${timings.nudgeChannel}, ${timingsText}`,
+  );
 }
 
 async function main(): Promise<void> {

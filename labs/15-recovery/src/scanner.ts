@@ -13,7 +13,10 @@ import { errorMessage, idempotent } from '@tasks-lab/lab-kit';
 import { formatDuration, type RecoveryOptionValues } from './options.ts';
 import { recoverBatch, recoveredCount, type RecoverBatch, type RecoveredJob, type RecoveryReport } from './recovery.ts';
 
-export type ScannerTimings = Pick<RecoveryOptionValues, 'recoveryBatch' | 'recoveryScanMs' | 'retryBackoffMs' | 'unclaimedThresholdMs' | 'maxAttempts'>;
+export type ScannerTimings = Pick<
+  RecoveryOptionValues,
+  'recoveryBatch' | 'recoveryScanMs' | 'retryBackoffMs' | 'unclaimedThresholdMs' | 'maxAttempts'
+>;
 
 export interface ScannerOptions {
   /** The process's one pool (the caller ends it, after close()). */
@@ -62,10 +65,24 @@ export function startScanner(options: ScannerOptions): RunningScanner {
   const recover = options.recover ?? recoverBatch;
   const report = options.report ?? ((line: string) => console.error(line));
   const log = options.log ?? (() => {});
-  const stats: ScannerStats = { batches: 0, fullBatches: 0, requeued: 0, redispatched: 0, cancelled: 0, failed: 0, errors: 0, lastError: undefined };
+  const stats: ScannerStats = {
+    batches: 0,
+    fullBatches: 0,
+    requeued: 0,
+    redispatched: 0,
+    cancelled: 0,
+    failed: 0,
+    errors: 0,
+    lastError: undefined,
+  };
   const alarm = new Alarm();
   let stopping = false;
-  const batchOptions = { batch: timings.recoveryBatch, retryBackoffMs: timings.retryBackoffMs, unclaimedThresholdMs: timings.unclaimedThresholdMs, maxAttempts: timings.maxAttempts };
+  const batchOptions = {
+    batch: timings.recoveryBatch,
+    retryBackoffMs: timings.retryBackoffMs,
+    unclaimedThresholdMs: timings.unclaimedThresholdMs,
+    maxAttempts: timings.maxAttempts,
+  };
 
   /** One batch. true = a pass was full: more may be waiting. Never throws. */
   async function batch(): Promise<boolean> {
@@ -73,7 +90,8 @@ export function startScanner(options: ScannerOptions): RunningScanner {
     try {
       const result = await recover(pool, batchOptions);
       count(result);
-      for (const job of [...result.requeued, ...result.redispatched, ...result.cancelled, ...result.failed]) log(describeRecovered(job));
+      for (const job of [...result.requeued, ...result.redispatched, ...result.cancelled, ...result.failed])
+        log(describeRecovered(job));
       await options.onBatch?.(result);
       return isFull(result);
     } catch (err) {

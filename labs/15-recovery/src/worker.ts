@@ -1,22 +1,9 @@
 // `pnpm worker:fast` and `pnpm worker:bulk`: lessons 13 and 14's two workers, on lab 15's
-// database and BullMQ prefix, with lesson 15's delivery of an export:
-//
-//   1. claimOrWait   (src/claim.ts) the claim WAITS for a locked row (one lock wait) instead of
-//                    skipping it: a row locked by the publisher's confirmation is not "nothing
-//                    to claim" (the lost wake-up). 'busy' (still locked after the wait): the
-//                    delivery is put back for CLAIM_BUSY_RETRY_MS without spending a BullMQ
-//                    attempt (job.moveToDelayed + DelayedError).
-//   2. write         the artifact in chunks of EXPORT_CHUNK_ROWS (src/export-chunks.ts), asking
-//                    canContinue (src/can-continue.ts: the lease is ours, nobody asked to cancel)
-//                    and the abort signal before EACH chunk; a stop leaves no artifact.
-//   3. finish        lesson 13's finishAndLeave: its FINISH refuses a cancelled job, a lost lease
-//                    and a passed deadline, and the success leaves the admission gate.
-//
-// Why not lesson 11's deliverExport with swapped parts (as lessons 13 and 14 do): its claim
-// part returns "a job or nothing", so a claim that found the row BUSY could only look like
-// "nothing to claim" (the very confusion lesson 15 fixes), and its writeArtifact part gets
-// (dir, name, rows) with no token and no signal, so it cannot ask canContinue between chunks.
-// Lesson 14's startFastWorker is built on deliverExport too; its tick handler is reused here.
+// database and BullMQ prefix, with lesson 15's delivery of an export (src/chunked-delivery.ts:
+// claimOrWait, the artifact in chunks with canContinue before each, finish). A claim that
+// found the row still locked after one lock wait ('busy') is put back for CLAIM_BUSY_RETRY_MS
+// without spending a BullMQ attempt (job.moveToDelayed + DelayedError). Lesson 14's tick
+// handler runs the periodic signals, as there.
 //
 // SIGTERM (or Ctrl-C): the worker stops taking jobs at once (BullMQ's close), the running
 // deliveries get WORKER_SHUTDOWN_GRACE_MS to finish; after that they are aborted (the signal
@@ -29,34 +16,42 @@
 //   WORKER_SHUTDOWN_GRACE_MS=2000 pnpm worker:bulk          abort running exports 2 s after SIGTERM
 import type { Job, Worker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import type { Pool } from 'mysql2/promise';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { defineOptions, durationMs, errorMessage, faultPoints, idempotent, onShutdown, runMain, SECOND, type FaultPoints } from '@tasks-lab/lab-kit';
+import { defineOptions, durationMs, errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
 import { EXPORT_JOB_NAME, startWorker, type ExportJobName, type JobHandlers } from '@tasks-lab/08-broker-worker';
 import {
-  artifactName,
-  EXPORT_FAULT_POINTS,
-  parseWakeUp,
   WORKER_SHUTDOWN_GRACE_MS as LESSON11_GRACE_MS,
   type ClaimedJob,
-  type DeliveryOutcome,
   type WakeUpMessage,
 } from '@tasks-lab/11-mysql-leases';
-import { BULK_QUEUE, exportsAddress, FAST_QUEUE, finishAndLeave, routeNamed } from '@tasks-lab/13-admission';
-import { describeTick, handleTick, SCHEDULE_TICK_JOB_NAME, type TickMessage, type TickOutcome } from '@tasks-lab/14-schedule-slots';
-import { canContinue } from './can-continue.ts';
-import { claimOrWait, putDeliveryBack } from './claim.ts';
+import { type BULK_QUEUE, exportsAddress, FAST_QUEUE, routeNamed } from '@tasks-lab/13-admission';
+import {
+  describeTick,
+  tickJobHandler,
+  SCHEDULE_TICK_JOB_NAME,
+  type TickMessage,
+  type TickOutcome,
+} from '@tasks-lab/14-schedule-slots';
+import {
+  type ChunkedContext,
+  type ChunkedOutcome,
+  type ChunkedParts,
+  deliverInChunks,
+  type RecoveryFaults,
+  recoveryFaults,
+} from './chunked-delivery.ts';
+import { putDeliveryBack } from './claim.ts';
 import { openJobsDatabase } from './database.ts';
-import { writeArtifactInChunks, type ChunkStopReason } from './export-chunks.ts';
-import { describeTimings, LAB, readRecoveryOptions, WORKER_PROCESS_OPTIONS, type RecoveryOptionValues, type WorkerProcessOptionValues } from './options.ts';
+import {
+  describeTimings,
+  LAB,
+  readRecoveryOptions,
+  WORKER_PROCESS_OPTIONS,
+  type RecoveryOptionValues,
+  type WorkerProcessOptionValues,
+} from './options.ts';
 
-// ---- fault points and options ----------------------------------------------------
-
-/** Lesson 11's points, plus one before each chunk (a slow export, for the drills: `before-chunk:delay-500:always`). */
-export const RECOVERY_FAULT_POINTS = [...EXPORT_FAULT_POINTS, 'before-chunk'] as const;
-export type RecoveryFaultPoint = (typeof RECOVERY_FAULT_POINTS)[number];
-export type RecoveryFaults = FaultPoints<RecoveryFaultPoint>;
-export const recoveryFaults = (env: NodeJS.ProcessEnv = process.env): RecoveryFaults => faultPoints(RECOVERY_FAULT_POINTS, env);
+// ---- the grace after SIGTERM -----------------------------------------------------
 
 /** Lesson 11's grace (10 s): a running export gets this long after SIGTERM before it is aborted. */
 export const WORKER_SHUTDOWN_GRACE_MS = LESSON11_GRACE_MS;
@@ -64,76 +59,9 @@ export const WORKER_SHUTDOWN_GRACE_MS = LESSON11_GRACE_MS;
 const AFTER_ABORT_MS = 5 * SECOND;
 
 export const SHUTDOWN_OPTIONS = defineOptions({
+  /** After SIGTERM, how long a running export may go on before it is aborted. @defaultValue WORKER_SHUTDOWN_GRACE_MS (10000) */
   shutdownGraceMs: durationMs('WORKER_SHUTDOWN_GRACE_MS', WORKER_SHUTDOWN_GRACE_MS, { min: 0, max: 10 * 60 * SECOND }),
 });
-
-// ---- one delivery ----------------------------------------------------------------
-
-/** The steps a broken variant may swap (the drills' can-fail fixtures); the lab always uses CHUNKED_PARTS. */
-export interface ChunkedParts {
-  claimOrWait: typeof claimOrWait;
-  canContinue: typeof canContinue;
-  finish: typeof finishAndLeave;
-  writeChunks: typeof writeArtifactInChunks;
-}
-
-export const CHUNKED_PARTS: ChunkedParts = { claimOrWait, canContinue, finish: finishAndLeave, writeChunks: writeArtifactInChunks };
-
-export interface ChunkedContext {
-  pool: Pool;
-  leaseMs: number;
-  maxAttempts: number;
-  artifactsDir: string;
-  chunkRows: number;
-  faults: RecoveryFaults;
-  parts?: Partial<ChunkedParts>;
-  /** Aborted when the process must stop now: the export stops at its next chunk boundary. */
-  signal?: AbortSignal;
-  /** Told about each claim, before anything is written (the process prints a line: the drills read it). */
-  onClaim?: (job: ClaimedJob) => void;
-}
-
-/** Lesson 11's outcome, plus what lesson 15 adds: a busy claim, the chunks, why it stopped. */
-export interface ChunkedOutcome extends DeliveryOutcome {
-  /** The row stayed locked past one lock wait: nothing was decided, the delivery goes back. */
-  busy: boolean;
-  attempt: number | null;
-  chunksWritten: number;
-  chunksTotal: number;
-  stoppedBecause: ChunkStopReason | null;
-}
-
-const nothing = (jobId: string, busy: boolean): ChunkedOutcome => ({ job_id: jobId, claimed: false, published: false, busy, attempt: null, chunksWritten: 0, chunksTotal: 0, stoppedBecause: null });
-
-/**
- * One delivery of a wake-up message: claim (or wait, or hear "busy"), write in chunks with a
- * check before each, finish. An error (the database is down) leaves the row running with its
- * lease: the lease runs out and the recovery scanner requeues it.
- */
-export async function deliverInChunks(message: unknown, context: ChunkedContext): Promise<ChunkedOutcome> {
-  const { job_id: jobId } = parseWakeUp(message);
-  const parts = { ...CHUNKED_PARTS, ...context.parts };
-  const { pool } = context;
-  const attempt = await parts.claimOrWait(pool, jobId, { leaseMs: context.leaseMs, maxAttempts: context.maxAttempts });
-  if (attempt.outcome !== 'claimed') return nothing(jobId, attempt.outcome === 'busy');
-  const job = attempt.job;
-  context.onClaim?.(job);
-  await context.faults.hit('after-claim');
-  // The claim is committed: the chunks are written with no row locked, each one after a check.
-  const fileName = artifactName(jobId, job.token);
-  const written = await parts.writeChunks(context.artifactsDir, fileName, job.snapshot, {
-    chunkRows: context.chunkRows,
-    canContinue: () => parts.canContinue(pool, jobId, job.token),
-    signal: context.signal,
-    beforeChunk: () => context.faults.hit('before-chunk'),
-  });
-  const base = { job_id: jobId, claimed: true, busy: false, attempt: job.attempts, chunksWritten: written.chunksWritten, chunksTotal: written.chunksTotal };
-  // Stopped: no file, and no finish either (it would refuse; not asking keeps the row as the scanner expects it).
-  if (!written.completed) return { ...base, published: false, stoppedBecause: written.stoppedBecause ?? null };
-  await context.faults.hit('before-finish');
-  const published = await parts.finish(pool, jobId, job.token, fileName);
-  return { ...base, published, stoppedBecause: null };
-}
 
 // ---- the worker ------------------------------------------------------------------
 
@@ -181,20 +109,18 @@ export interface RunningRecoveryWorker {
   close(): Promise<void>;
 }
 
-/** A tick's message is `{ schedule }`: anything else on that job name is refused, not guessed at. */
-function tickMessageOf(data: RecoveryJobData): TickMessage {
-  const schedule = (data as Partial<TickMessage>).schedule;
-  if (typeof schedule !== 'string' || schedule === '') throw new Error(`a ${SCHEDULE_TICK_JOB_NAME} job's data is { "schedule": "<id>" }, got ${JSON.stringify(data).slice(0, 80)}`);
-  return { schedule };
-}
-
 /** "claimed job … attempt 2 (BullMQ id …) at <ISO>, lease until <ISO>": the drills read the claims from these lines. */
 export function describeClaim(queueName: string, job: ClaimedJob, bullmqId: string | undefined): string {
   return `${queueName} claimed job ${job.jobId} attempt ${job.attempts} (BullMQ id ${bullmqId ?? '?'}) at ${new Date().toISOString()}, lease until ${job.leaseUntil.toISOString()}`;
 }
 
 /** "delivered job … (BullMQ id …, stalled 1): claimed false, published false, chunks 0/0". */
-export function describeDelivery(queueName: string, outcome: ChunkedOutcome, bullmqId: string | undefined, stalled: number): string {
+export function describeDelivery(
+  queueName: string,
+  outcome: ChunkedOutcome,
+  bullmqId: string | undefined,
+  stalled: number,
+): string {
   const stop = outcome.stoppedBecause ? `, stopped ${outcome.stoppedBecause}` : '';
   return (
     `${queueName} delivered job ${outcome.job_id} (BullMQ id ${bullmqId ?? '?'}, stalled ${stalled}): ` +
@@ -235,17 +161,21 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     if (!outcome.busy) return outcome;
     // The row is locked by someone who has not committed yet (a confirmation, another claim):
     // try again shortly. moveToDelayed + DelayedError does not count as a failed attempt.
-    log(`${queueName} claim of job ${outcome.job_id} (BullMQ id ${job.id}) found its row busy: put back for ${timings.claimBusyRetryMs} ms`);
+    log(
+      `${queueName} claim of job ${outcome.job_id} (BullMQ id ${job.id}) found its row busy: put back for ${timings.claimBusyRetryMs} ms`,
+    );
     return putDeliveryBack(job, token ?? job.token, timings.claimBusyRetryMs);
   };
 
   const handlers = { [EXPORT_JOB_NAME]: deliver } as JobHandlers<RecoveryJobData, RecoveryJobResult, RecoveryJobName>;
   if (queueName === FAST_QUEUE) {
     // Lesson 14's signal, unchanged: it names its slot and schedules the export through the outbox.
-    const tickContext = { pool, slotKeyFrom: timings.slotKeyFrom, everyMs: timings.scheduleEveryMs, scheduleProducts: timings.scheduleProducts, rules: timings, deadlineMs: timings.deadlineMs };
-    handlers[SCHEDULE_TICK_JOB_NAME] = (job) => handleTick({ id: job.id, opts: job.opts, data: tickMessageOf(job.data) }, tickContext);
+    handlers[SCHEDULE_TICK_JOB_NAME] = tickJobHandler(pool, timings);
   }
-  const worker: RecoveryWorker = startWorker(exportsAddress(queueName, settings.queuePrefix), handlers, { ...settings, connection: options.connection });
+  const worker: RecoveryWorker = startWorker(exportsAddress(queueName, settings.queuePrefix), handlers, {
+    ...settings,
+    connection: options.connection,
+  });
   logWork(worker, queueName, log);
   if (hooks.failed) worker.on('failed', (job, err) => hooks.failed?.(job, err));
   try {
@@ -260,7 +190,9 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     // BullMQ's close: no new job is fetched from now on; it resolves when the running ones end.
     const closed = worker.close();
     const timer = setTimeout(() => {
-      log(`worker ${process.pid}: deliveries still running after ${graceMs} ms: aborting them (they stop at the next chunk boundary)`);
+      log(
+        `worker ${process.pid}: deliveries still running after ${graceMs} ms: aborting them (they stop at the next chunk boundary)`,
+      );
       shutdown.abort();
       worker.cancelAllJobs('worker shutdown');
     }, graceMs);
@@ -283,7 +215,10 @@ function logWork(worker: RecoveryWorker, queueName: string, log: (line: string) 
   });
   worker.on('failed', (job, err) => {
     // A busy claim put back is not a failure (BullMQ does not emit 'failed' for a DelayedError).
-    const what = job?.name === SCHEDULE_TICK_JOB_NAME ? 'tick' : `delivery of job ${(job?.data as Partial<WakeUpMessage> | undefined)?.job_id ?? '?'}`;
+    const what =
+      job?.name === SCHEDULE_TICK_JOB_NAME
+        ? 'tick'
+        : `delivery of job ${(job?.data as Partial<WakeUpMessage> | undefined)?.job_id ?? '?'}`;
     log(`${queueName} ${what} (BullMQ id ${job?.id ?? '?'}) failed: ${errorMessage(err)}`);
   });
 }
@@ -318,10 +253,19 @@ export async function runRecoveryWorker(variant: RecoveryWorkerVariant = {}): Pr
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
   await migrateLab(variant.lab ?? LAB, { database: settings.database });
-  const running = await startRecoveryWorker({ queueName, process: settings, timings, faults, shutdownGraceMs, parts: variant.parts, hooks: variant.hooks });
+  const running = await startRecoveryWorker({
+    queueName,
+    process: settings,
+    timings,
+    faults,
+    shutdownGraceMs,
+    parts: variant.parts,
+    hooks: variant.hooks,
+  });
   // lab-kit's own limit comes after ours: the grace, the abort, one chunk boundary, the pool.
   onShutdown(running.close, { graceMs: shutdownGraceMs + AFTER_ABORT_MS });
-  const jobs = queueName === FAST_QUEUE ? `jobs ${EXPORT_JOB_NAME} and ${SCHEDULE_TICK_JOB_NAME}` : `job ${EXPORT_JOB_NAME}`;
+  const jobs =
+    queueName === FAST_QUEUE ? `jobs ${EXPORT_JOB_NAME} and ${SCHEDULE_TICK_JOB_NAME}` : `job ${EXPORT_JOB_NAME}`;
   const timingsText = variant.describe ? variant.describe() : describeTimings(timings);
   console.log(
     `export worker ${process.pid} ready${variant.note ? ` (${variant.note})` : ''}: queue ${queueName} (prefix ${settings.queuePrefix}), database ${settings.database}, concurrency ${settings.concurrency}, ` +

@@ -2,6 +2,7 @@
 // fresh database. The jobs are brought to each state by the real parts: lesson 13's admission
 // (queued), the claim (running), lesson 13's finishAndLeave (succeeded), and the recovery batch
 // after an expired lease with one attempt allowed (failed). Nobody listens to the nudges here.
+import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@tasks-lab/01-state-machine';
 import { readJob } from '@tasks-lab/11-mysql-leases';
@@ -35,13 +36,46 @@ afterAll(async () => {
 interface Answer {
   status: number;
   location: string | null;
-  body: Record<string, unknown> & { status?: string; error?: string; job?: { id: string; status: string }; id?: string; replay_of?: string };
+  body: Record<string, unknown> & {
+    status?: string;
+    error?: string;
+    job?: { id: string; status: string };
+    id?: string;
+    replay_of?: string;
+    deadline_at?: string;
+    created_at?: string;
+  };
 }
 
-async function post(path: string): Promise<Answer> {
-  const response = await fetch(`${api.url}${path}`, { method: 'POST' });
+async function post(
+  path: string,
+  request: { body?: unknown; key?: string; server?: RunningServer } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  if (request.key !== undefined) headers['idempotency-key'] = request.key;
+  const response = await fetch(`${(request.server ?? api).url}${path}`, {
+    method: 'POST',
+    headers,
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: response.status, location: response.headers.get('location'), body: (await response.json()) as Answer['body'] };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    body: (await response.json()) as Answer['body'],
+  };
+}
+
+/** A job's deadline counted from its creation, in ms, from the API's answer. */
+const deadlineSpanMs = (body: Answer['body']) =>
+  Date.parse(String(body.deadline_at)) - Date.parse(String(body.created_at));
+
+/** How many jobs there are, and how many name `?` as the job they replay: a refused request changes neither. Parameters: [failedJobId]. */
+const COUNT_JOBS_AND_REPLAYS = `SELECT COUNT(*) AS jobs, SUM(replay_of <=> ?) AS replays FROM export_jobs`;
+async function rowsNow(failedJobId: string) {
+  const [rows] = await db.pool.query<RowDataPacket[]>(COUNT_JOBS_AND_REPLAYS, [failedJobId]);
+  return { jobs: Number(rows[0]?.jobs), replays: Number(rows[0]?.replays), gate: await readGateCounter(db.pool) };
 }
 
 const queuedJob = async () => (await admitExport(db.pool, [1, 2])).jobId;
@@ -147,5 +181,58 @@ describe('POST /exports/:id/replay', () => {
     const succeeded = await succeededJob();
     expect((await post(`/exports/${succeeded}/replay`)).status).toBe(409);
     expect((await post('/exports/00000000-0000-4000-8000-000000000000/replay')).status).toBe(404);
+  });
+  it("When the server runs with another EXPORT_DEADLINE_MS, Then a replay gets that deadline, as a new job does, not the course's 10 minutes [test:http-replay-deadline-setting]", async () => {
+    const deadlineMs = 4 * 60_000;
+    const server = await startServer(0, {
+      pool: db.pool,
+      nudge: async () => {},
+      onAdmission: () => {},
+      onRecoveryRequest: () => {},
+      log: () => {},
+      deadlineMs,
+    });
+    try {
+      const submitted = await post('/exports', { body: { product_ids: [1, 2] }, server });
+      expect(submitted.status).toBe(202);
+      expect(deadlineSpanMs(submitted.body)).toBe(deadlineMs);
+      const replayed = await post(`/exports/${await failedJob()}/replay`, { server });
+      expect(replayed.status).toBe(202);
+      expect(deadlineSpanMs(replayed.body)).toBe(deadlineMs);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('When a POST /exports reuses the Idempotency-Key of a replay, Then 409 idempotency-key-reused and nothing is created, while the replay retried with it answers its job [test:http-replay-key-refused-by-post]', async () => {
+    const failedId = await failedJob();
+    const key = `replay-${failedId}`;
+    const replayed = await post(`/exports/${failedId}/replay`, { key });
+    expect(replayed.status).toBe(202);
+    const before = await rowsNow(failedId);
+    // The replay's very products, so only the operation differs.
+    const reused = await post('/exports', { body: { product_ids: [1, 2] }, key });
+    expect(reused.status).toBe(409);
+    expect(reused.body.error).toBe('idempotency-key-reused');
+    expect(await rowsNow(failedId)).toEqual(before);
+    const retried = await fetch(`${api.url}/exports/${failedId}/replay`, {
+      method: 'POST',
+      headers: { 'idempotency-key': key },
+    });
+    expect(retried.status).toBe(202);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await retried.json()) as { id: string }).id).toBe(replayed.body.id);
+  });
+
+  it('When a replay reuses the Idempotency-Key of a POST /exports, Then 409 idempotency-key-reused and nothing is created [test:http-post-key-refused-by-replay]', async () => {
+    const failedId = await failedJob();
+    const key = `submit-${failedId}`;
+    const submitted = await post('/exports', { body: { product_ids: [1, 2] }, key });
+    expect(submitted.status).toBe(202);
+    const before = await rowsNow(failedId);
+    const reused = await post(`/exports/${failedId}/replay`, { key });
+    expect(reused.status).toBe(409);
+    expect(reused.body.error).toBe('idempotency-key-reused');
+    expect(await rowsNow(failedId)).toEqual({ ...before, replays: 0 });
   });
 });

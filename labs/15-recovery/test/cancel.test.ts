@@ -20,7 +20,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => db?.drop());
 beforeEach(async () => {
-  await db.pool.query(`UPDATE export_jobs SET status = 'succeeded', lease_token = NULL WHERE status IN ('queued', 'running')`);
+  await db.pool.query(
+    `UPDATE export_jobs SET status = 'succeeded', lease_token = NULL WHERE status IN ('queued', 'running')`,
+  );
   await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
 });
 

@@ -8,8 +8,24 @@ import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withResources } from '@tasks-lab/lab-kit';
 import { EXPORT_JOB_NAME, openQueue, startWorker } from '@tasks-lab/08-broker-worker';
-import { claim, readJob, WAKE_UP_JOB_OPTIONS, withTransaction, type DeliveryOutcome, type WakeUpJob, type WakeUpMessage } from '@tasks-lab/11-mysql-leases';
-import { admitExport, exportsAddress, FAST_QUEUE, finishAndLeave, LEAVE_GATE, readGateCounter, scratchQueuePrefix } from '@tasks-lab/13-admission';
+import {
+  claim,
+  readJob,
+  WAKE_UP_JOB_OPTIONS,
+  withTransaction,
+  type DeliveryOutcome,
+  type WakeUpJob,
+  type WakeUpMessage,
+} from '@tasks-lab/11-mysql-leases';
+import {
+  admitExport,
+  exportsAddress,
+  FAST_QUEUE,
+  finishAndLeave,
+  LEAVE_GATE,
+  readGateCounter,
+  scratchQueuePrefix,
+} from '@tasks-lab/13-admission';
 import { claimOrWait, courseClaim, putDeliveryBack, type ClaimAttempt } from '../src/claim.ts';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, readShortRecoveryOptions } from '../src/options.ts';
@@ -26,10 +42,15 @@ beforeAll(async () => {
   // Enough connections for a holder, two claims and the reads at once.
   db = await freshDatabase('claim', { settings: timings, connectionLimit: 10 });
   // The same database, its sessions waiting 5 s for a row lock instead of 1 s (the statement
-  // time limit kept above it): for the tests whose claim must wait and then get the row.
+  // time limit and the client's query bound kept above it): for the tests whose claim must wait and then get the row.
   longWait = await openJobsDatabase({
     database: db.name,
-    settings: { ...timings, lockWaitSeconds: LONG_LOCK_WAIT_SECONDS, statementTimeLimitMs: (LONG_LOCK_WAIT_SECONDS + 5) * 1000 },
+    settings: {
+      ...timings,
+      lockWaitSeconds: LONG_LOCK_WAIT_SECONDS,
+      statementTimeLimitMs: (LONG_LOCK_WAIT_SECONDS + 5) * 1000,
+      queryTimeoutMs: (LONG_LOCK_WAIT_SECONDS + 5) * 1000,
+    },
     connectionLimit: 4,
   });
 }, 60_000);
@@ -50,7 +71,8 @@ const newJob = async () => (await admitExport(pool(), [1], { rules: timings, dea
 /** Another transaction's hold on the job row (a confirmation, a scanner pass). Parameters: [id]. */
 const HOLD_JOB_ROW = 'SELECT id FROM export_jobs WHERE id = ? FOR UPDATE';
 /** The scanner's cancel, by hand: a queued job with a cancel request becomes cancelled. Parameters: [id]. */
-const CANCEL_QUEUED = "UPDATE export_jobs SET status = 'cancelled', cancel_requested = TRUE, updated_at = NOW(6) WHERE id = ? AND status = 'queued'";
+const CANCEL_QUEUED =
+  "UPDATE export_jobs SET status = 'cancelled', cancel_requested = TRUE, updated_at = NOW(6) WHERE id = ? AND status = 'queued'";
 /** A cancel request that no scanner has acted on yet. Parameters: [id]. */
 const REQUEST_CANCEL = 'UPDATE export_jobs SET cancel_requested = TRUE WHERE id = ?';
 
@@ -117,7 +139,11 @@ describe('claimOrWait', () => {
     const { attempt, ms } = await claiming.result;
     expect(attempt.outcome).toBe('claimed');
     expect(ms).toBeGreaterThanOrEqual(300);
-    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1, leaseToken: attempt.outcome === 'claimed' ? attempt.job.token : 'none' });
+    expect(await readJob(pool(), jobId)).toMatchObject({
+      status: 'running',
+      attempts: 1,
+      leaseToken: attempt.outcome === 'claimed' ? attempt.job.token : 'none',
+    });
   });
 
   it('When the row stays locked past one lock wait (1 s), Then the claim answers busy and changes nothing [test:claim-busy-past-lock-wait]', async () => {
@@ -182,7 +208,9 @@ describe('claimOrWait', () => {
   it('When two claims of one job run at once, Then one claims it and the other answers not-claimable [test:claim-two-at-once-one-claims]', async () => {
     for (let round = 0; round < 5; round++) {
       const jobId = await newJob();
-      const outcomes = (await Promise.all([claimOrWait(pool(), jobId, OPTIONS), claimOrWait(pool(), jobId, OPTIONS)])).map(outcomeOf).sort();
+      const outcomes = (await Promise.all([claimOrWait(pool(), jobId, OPTIONS), claimOrWait(pool(), jobId, OPTIONS)]))
+        .map(outcomeOf)
+        .sort();
       expect(outcomes).toEqual(['claimed', 'not-claimable']);
       expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1 });
     }
@@ -209,7 +237,9 @@ describe('putDeliveryBack', () => {
     await withResources(undefined, async (res) => {
       const prefix = scratchQueuePrefix(res, QUEUE_PREFIX);
       const address = exportsAddress(FAST_QUEUE, prefix);
-      const queue = res.add(await openQueue<WakeUpMessage, DeliveryOutcome, typeof EXPORT_JOB_NAME>(address), (q) => q.close());
+      const queue = res.add(await openQueue<WakeUpMessage, DeliveryOutcome, typeof EXPORT_JOB_NAME>(address), (q) =>
+        q.close(),
+      );
       const deliveries = new Map<string, number>();
       const worker = startWorker<WakeUpMessage, DeliveryOutcome, typeof EXPORT_JOB_NAME>(
         address,
@@ -246,6 +276,6 @@ describe('putDeliveryBack', () => {
 });
 
 // lesson 11's claim is what the lab exports as courseClaim.
-it('courseClaim is lesson 11\'s claim [test:course-claim-is-lesson-11]', () => {
+it("courseClaim is lesson 11's claim [test:course-claim-is-lesson-11]", () => {
   expect(courseClaim).toBe(claim);
 });

@@ -8,7 +8,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderArtifact } from '@tasks-lab/11-mysql-leases';
 import { chunksOf, writeArtifactInChunks } from '../src/export-chunks.ts';
 
-const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `Product ${i + 1}`, description: 'a "quoted"\nline', is_active: true, price_cents: 100 + i }));
+const rowsOf = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: i + 1,
+    name: `Product ${i + 1}`,
+    description: 'a "quoted"\nline',
+    is_active: true,
+    price_cents: 100 + i,
+  }));
 const NAME = 'job.token.json';
 
 let dir: string;
@@ -23,8 +30,15 @@ describe('writeArtifactInChunks', () => {
   it('When every check says yes, Then the file is lesson 11 renderArtifact output byte for byte, and canContinue was asked once per chunk [test:chunks-complete-same-bytes]', async () => {
     for (const n of [0, 1, 10, 25]) {
       let asked = 0;
-      const result = await writeArtifactInChunks(dir, `${n}.json`, rowsOf(n), { chunkRows: 10, canContinue: async () => (asked += 1) > 0 });
-      expect(result).toMatchObject({ completed: true, chunksWritten: Math.max(1, Math.ceil(n / 10)), chunksTotal: Math.max(1, Math.ceil(n / 10)) });
+      const result = await writeArtifactInChunks(dir, `${n}.json`, rowsOf(n), {
+        chunkRows: 10,
+        canContinue: async () => (asked += 1) > 0,
+      });
+      expect(result).toMatchObject({
+        completed: true,
+        chunksWritten: Math.max(1, Math.ceil(n / 10)),
+        chunksTotal: Math.max(1, Math.ceil(n / 10)),
+      });
       expect(asked).toBe(result.chunksTotal);
       expect(await readFile(join(dir, `${n}.json`))).toEqual(renderArtifact(rowsOf(n)));
     }
@@ -33,8 +47,16 @@ describe('writeArtifactInChunks', () => {
 
   it('When canContinue says no before the third chunk, Then two chunks were written, the export stops as lost-lease-or-cancelled and no file is left [test:chunks-stop-leaves-no-artifact]', async () => {
     let asked = 0;
-    const result = await writeArtifactInChunks(dir, NAME, rowsOf(40), { chunkRows: 10, canContinue: async () => (asked += 1) <= 2 });
-    expect(result).toEqual({ completed: false, chunksWritten: 2, chunksTotal: 4, stoppedBecause: 'lost-lease-or-cancelled' });
+    const result = await writeArtifactInChunks(dir, NAME, rowsOf(40), {
+      chunkRows: 10,
+      canContinue: async () => (asked += 1) <= 2,
+    });
+    expect(result).toEqual({
+      completed: false,
+      chunksWritten: 2,
+      chunksTotal: 4,
+      stoppedBecause: 'lost-lease-or-cancelled',
+    });
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -61,12 +83,19 @@ describe('writeArtifactInChunks', () => {
   });
 
   it('When canContinue throws (the database is down), Then the error reaches the caller and no file is left [test:chunks-error-no-artifact]', async () => {
-    await expect(writeArtifactInChunks(dir, NAME, rowsOf(20), { chunkRows: 10, canContinue: async () => Promise.reject(new Error('db down')) })).rejects.toThrow('db down');
+    await expect(
+      writeArtifactInChunks(dir, NAME, rowsOf(20), {
+        chunkRows: 10,
+        canContinue: async () => Promise.reject(new Error('db down')),
+      }),
+    ).rejects.toThrow('db down');
     expect(await readdir(dir)).toEqual([]);
   });
 
   it('When the name is a path, Then it is refused before anything is written [test:chunks-refuse-path]', async () => {
-    await expect(writeArtifactInChunks(dir, '../x.json', rowsOf(1), { chunkRows: 10, canContinue: async () => true })).rejects.toThrow(TypeError);
+    await expect(
+      writeArtifactInChunks(dir, '../x.json', rowsOf(1), { chunkRows: 10, canContinue: async () => true }),
+    ).rejects.toThrow(TypeError);
     expect(() => chunksOf([1], 0)).toThrow(RangeError);
   });
 });

@@ -2,13 +2,20 @@
 // in its ORDER BY (no "Using filesort"), so it locks only the rows it takes, and two scanners
 // running the same pass at the same time take different rows. The course's single OR query,
 // run the same way, sorts every eligible row and locks them all: the second scanner gets
-// nothing (the notes' finding for the outbox claim, here for the recovery scan).
+// nothing (docs/mysql-and-mariadb.md: measured for the outbox claim, here for the recovery scan).
 import { randomUUID } from 'node:crypto';
 import type { PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { readShortRecoveryOptions } from '../src/options.ts';
-import { EXPLAIN_EXPIRED_LEASES, EXPLAIN_QUEUED_TO_END, EXPLAIN_UNCLAIMED, LOCK_EXPIRED_LEASES, LOCK_QUEUED_TO_END, LOCK_UNCLAIMED } from '../src/recovery-queries.ts';
+import {
+  EXPLAIN_EXPIRED_LEASES,
+  EXPLAIN_QUEUED_TO_END,
+  EXPLAIN_UNCLAIMED,
+  LOCK_EXPIRED_LEASES,
+  LOCK_QUEUED_TO_END,
+  LOCK_UNCLAIMED,
+} from '../src/recovery-queries.ts';
 
 const timings = readShortRecoveryOptions({});
 const MAX_ATTEMPTS = 3;
@@ -45,9 +52,25 @@ const ahead = (ms: number) => new Date(Date.now() + ms);
 const SNAPSHOT = JSON.stringify([{ id: 1, name: 'p', description: '', is_active: true, price_cents: 1 }]);
 
 /** One row of INSERT_JOBS. */
-function job(status: string, more: { leaseUntil?: Date; cancel?: boolean; attempts?: number; updatedAgoMs?: number } = {}): unknown[] {
+function job(
+  status: string,
+  more: { leaseUntil?: Date; cancel?: boolean; attempts?: number; updatedAgoMs?: number } = {},
+): unknown[] {
   const updated = ago(more.updatedAgoMs ?? 120_000);
-  return [randomUUID(), status, SNAPSHOT, more.attempts ?? 0, status === 'running' ? randomUUID() : null, more.leaseUntil ?? null, ago(120_000), ago(120_000), more.cancel ?? false, ahead(600_000), ago(130_000), updated];
+  return [
+    randomUUID(),
+    status,
+    SNAPSHOT,
+    more.attempts ?? 0,
+    status === 'running' ? randomUUID() : null,
+    more.leaseUntil ?? null,
+    ago(120_000),
+    ago(120_000),
+    more.cancel ?? false,
+    ahead(600_000),
+    ago(130_000),
+    updated,
+  ];
 }
 
 beforeAll(async () => {
@@ -64,9 +87,27 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 const PASSES = [
-  { name: 'expired leases', explain: EXPLAIN_EXPIRED_LEASES, lock: LOCK_EXPIRED_LEASES, index: 'export_jobs_status_lease', params: (n: number) => [n] },
-  { name: 'queued to end', explain: EXPLAIN_QUEUED_TO_END, lock: LOCK_QUEUED_TO_END, index: 'export_jobs_status_updated', params: (n: number) => [MAX_ATTEMPTS, n] },
-  { name: 'unclaimed', explain: EXPLAIN_UNCLAIMED, lock: LOCK_UNCLAIMED, index: 'export_jobs_status_next_attempt', params: (n: number) => [MAX_ATTEMPTS, THRESHOLD_MICROS, n] },
+  {
+    name: 'expired leases',
+    explain: EXPLAIN_EXPIRED_LEASES,
+    lock: LOCK_EXPIRED_LEASES,
+    index: 'export_jobs_status_lease',
+    params: (n: number) => [n],
+  },
+  {
+    name: 'queued to end',
+    explain: EXPLAIN_QUEUED_TO_END,
+    lock: LOCK_QUEUED_TO_END,
+    index: 'export_jobs_status_updated',
+    params: (n: number) => [MAX_ATTEMPTS, n],
+  },
+  {
+    name: 'unclaimed',
+    explain: EXPLAIN_UNCLAIMED,
+    lock: LOCK_UNCLAIMED,
+    index: 'export_jobs_status_next_attempt',
+    params: (n: number) => [MAX_ATTEMPTS, THRESHOLD_MICROS, n],
+  },
 ] as const;
 
 /** Runs `work` on two connections, each inside its own open transaction; both roll back after. */
@@ -86,21 +127,30 @@ async function twoScanners<T>(work: (a: PoolConnection, b: PoolConnection) => Pr
 const ids = (rows: RowDataPacket[]) => rows.map((row) => String(row.id));
 
 describe("the scanner's passes and their indexes", () => {
-  it.each(PASSES)('When the $name pass is explained, Then it reads $index in order: no filesort [test:scan-passes-use-index]', async ({ explain, index, params }) => {
-    const [plan] = await db.pool.query<RowDataPacket[]>(explain, params(50));
-    const outer = plan[0]!;
-    expect({ key: outer.key, filesort: /filesort/i.test(String(outer.Extra ?? '')) }, JSON.stringify(plan)).toEqual({ key: index, filesort: false });
-  });
+  it.each(PASSES)(
+    'When the $name pass is explained, Then it reads $index in order: no filesort [test:scan-passes-use-index]',
+    async ({ explain, index, params }) => {
+      const [plan] = await db.pool.query<RowDataPacket[]>(explain, params(50));
+      const outer = plan[0]!;
+      expect({ key: outer.key, filesort: /filesort/i.test(String(outer.Extra ?? '')) }, JSON.stringify(plan)).toEqual({
+        key: index,
+        filesort: false,
+      });
+    },
+  );
 
-  it.each(PASSES)('When two scanners run the $name pass at once with LIMIT 1, Then each takes a different row [test:two-scanners-take-different-rows]', async ({ lock, params }) => {
-    await twoScanners(async (a, b) => {
-      const [first] = await a.query<RowDataPacket[]>(lock, params(1));
-      const [second] = await b.query<RowDataPacket[]>(lock, params(1));
-      expect(ids(first)).toHaveLength(1);
-      expect(ids(second)).toHaveLength(1);
-      expect(ids(second)[0]).not.toBe(ids(first)[0]);
-    });
-  });
+  it.each(PASSES)(
+    'When two scanners run the $name pass at once with LIMIT 1, Then each takes a different row [test:two-scanners-take-different-rows]',
+    async ({ lock, params }) => {
+      await twoScanners(async (a, b) => {
+        const [first] = await a.query<RowDataPacket[]>(lock, params(1));
+        const [second] = await b.query<RowDataPacket[]>(lock, params(1));
+        expect(ids(first)).toHaveLength(1);
+        expect(ids(second)).toHaveLength(1);
+        expect(ids(second)[0]).not.toBe(ids(first)[0]);
+      });
+    },
+  );
 
   it("When two scanners run the course's single OR query at once with LIMIT 1, Then the first locks every eligible row and the second gets nothing [test:course-scan-locks-everything]", async () => {
     const [plan] = await db.pool.query<RowDataPacket[]>(`EXPLAIN ${COURSE_SCAN}`);

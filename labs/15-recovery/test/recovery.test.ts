@@ -9,7 +9,8 @@ import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, BULK_QUEUE, countActiveJobs, FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { readShortRecoveryOptions } from '../src/options.ts';
-import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, READ_DEAD_LETTER, SET_NEXT_ATTEMPT_AHEAD } from '../src/recovery-queries.ts';
+import { READ_DEAD_LETTER } from '../src/dead-letter.ts';
+import { MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO, SET_NEXT_ATTEMPT_AHEAD } from '../src/recovery-queries.ts';
 import { recoverBatch, type RecoveryReport } from '../src/recovery.ts';
 import { startScanner } from '../src/scanner.ts';
 import {
@@ -31,7 +32,9 @@ afterAll(() => db?.drop());
 
 /** Every earlier job done, the counter back to 0: each test's scan sees only its own jobs. */
 beforeEach(async () => {
-  await db.pool.query(`UPDATE export_jobs SET status = 'succeeded', lease_token = NULL WHERE status IN ('queued', 'running')`);
+  await db.pool.query(
+    `UPDATE export_jobs SET status = 'succeeded', lease_token = NULL WHERE status IN ('queued', 'running')`,
+  );
   await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
 });
 
@@ -48,13 +51,20 @@ const EVENTS_OF_JOB = `SELECT id, queue_name, sent_at, available_at FROM export_
 const NEXT_ATTEMPT = `SELECT DATE_FORMAT(next_attempt_at, '%Y-%m-%d %H:%i:%s.%f') AS at FROM export_jobs WHERE id = ?`;
 
 const micros = (ms: number) => Math.round(ms * 1000);
-const n = async (sql: string, params: unknown[]) => Number(((await db.pool.query<RowDataPacket[]>(sql, params))[0][0] as RowDataPacket).n);
-const admit = async (productIds: number[] = [1, 2], queueName?: typeof FAST_QUEUE | typeof BULK_QUEUE) => (await admitExport(db.pool, productIds, { queueName })).jobId;
-const claimed = (jobId: string) => claim(db.pool, jobId, { leaseMs: timings.leaseMs, maxAttempts: timings.maxAttempts });
-const find = (report: RecoveryReport, jobId: string) => [...report.requeued, ...report.redispatched, ...report.cancelled, ...report.failed].find((j) => j.jobId === jobId);
+const n = async (sql: string, params: unknown[]) =>
+  Number(((await db.pool.query<RowDataPacket[]>(sql, params))[0][0] as RowDataPacket).n);
+const admit = async (productIds: number[] = [1, 2], queueName?: typeof FAST_QUEUE | typeof BULK_QUEUE) =>
+  (await admitExport(db.pool, productIds, { queueName })).jobId;
+const claimed = (jobId: string) =>
+  claim(db.pool, jobId, { leaseMs: timings.leaseMs, maxAttempts: timings.maxAttempts });
+const find = (report: RecoveryReport, jobId: string) =>
+  [...report.requeued, ...report.redispatched, ...report.cancelled, ...report.failed].find((j) => j.jobId === jobId);
 
 /** A running job whose lease has passed: a real claim, then its lease moved 1 ms into the past. */
-async function expiredRunning(productIds?: number[], queueName?: typeof FAST_QUEUE | typeof BULK_QUEUE): Promise<string> {
+async function expiredRunning(
+  productIds?: number[],
+  queueName?: typeof FAST_QUEUE | typeof BULK_QUEUE,
+): Promise<string> {
   const jobId = await admit(productIds, queueName);
   expect(await claimed(jobId)).toBeDefined();
   await db.pool.query(EXPIRE_LEASE, [jobId]);
@@ -63,7 +73,12 @@ async function expiredRunning(productIds?: number[], queueName?: typeof FAST_QUE
 
 async function dispatchedLongAgo(jobId: string): Promise<void> {
   await db.pool.query(MARK_EVENTS_SENT_AGO, [micros(DISPATCHED_AGO_MS), jobId]);
-  await db.pool.query(MARK_JOB_DISPATCHED_AGO, [micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), jobId]);
+  await db.pool.query(MARK_JOB_DISPATCHED_AGO, [
+    micros(DISPATCHED_AGO_MS),
+    micros(DISPATCHED_AGO_MS),
+    micros(DISPATCHED_AGO_MS),
+    jobId,
+  ]);
 }
 
 describe("the course's scripts", () => {
@@ -84,12 +99,21 @@ describe("the course's scripts", () => {
     const jobId = await admit();
     await dispatchedLongAgo(jobId);
     const first = await recoverBatch(db.pool, options);
-    expect(find(first, jobId)).toMatchObject({ from: 'queued', to: 'queued', reason: 'dispatch_overdue', queueName: FAST_QUEUE });
+    expect(find(first, jobId)).toMatchObject({
+      from: 'queued',
+      to: 'queued',
+      reason: 'dispatch_overdue',
+      queueName: FAST_QUEUE,
+    });
     expect(await n(COUNT_UNSENT_OF_JOB, [jobId])).toBe(1);
     const second = await recoverBatch(db.pool, options);
     expect(find(second, jobId)).toBeUndefined();
     expect(await n(COUNT_UNSENT_OF_JOB, [jobId])).toBe(1);
-    expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'queued', attempts: 0, errorCode: 'dispatch_overdue' });
+    expect(await readJob(db.pool, jobId)).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+      errorCode: 'dispatch_overdue',
+    });
   });
 });
 
@@ -103,14 +127,23 @@ describe('pass a: running, lease expired', () => {
     const recovered = find(report, jobId);
     expect(report.requeued.map((j) => j.jobId)).toContain(jobId);
     expect(recovered).toMatchObject({ from: 'running', to: 'queued', reason: 'lease_expired', queueName: FAST_QUEUE });
-    expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'queued', attempts: 1, leaseToken: null, leaseUntil: null, errorCode: 'lease_expired' });
+    expect(await readJob(db.pool, jobId)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      leaseToken: null,
+      leaseUntil: null,
+      errorCode: 'lease_expired',
+    });
     const [events] = await db.pool.query<RowDataPacket[]>(EVENTS_OF_JOB, [jobId]);
     expect(events).toHaveLength(2);
     const recoveryEvent = events.find((e) => e.id === recovered?.eventId);
     expect(recoveryEvent?.sent_at).toBeNull();
     // The event and the claim open at the same microsecond: the server copied it.
     const [[at]] = (await db.pool.query<RowDataPacket[]>(NEXT_ATTEMPT, [jobId])) as unknown as [[RowDataPacket]];
-    const [[available]] = (await db.pool.query<RowDataPacket[]>(`SELECT DATE_FORMAT(available_at, '%Y-%m-%d %H:%i:%s.%f') AS at FROM export_outbox WHERE id = ?`, [recovered?.eventId])) as unknown as [[RowDataPacket]];
+    const [[available]] = (await db.pool.query<RowDataPacket[]>(
+      `SELECT DATE_FORMAT(available_at, '%Y-%m-%d %H:%i:%s.%f') AS at FROM export_outbox WHERE id = ?`,
+      [recovered?.eventId],
+    )) as unknown as [[RowDataPacket]];
     expect(available.at).toBe(at.at);
     const ahead = recovered!.nextAttemptAt!.getTime() - Date.now();
     expect(ahead).toBeGreaterThan(backoffMs - 5000); // 5 s of slack for a stalled machine; no backoff would give <= 0
@@ -123,8 +156,15 @@ describe('pass a: running, lease expired', () => {
     expect(await readGateCounter(db.pool)).toBe(1);
     const report = await recoverBatch(db.pool, options);
     expect(report.cancelled).toEqual([{ jobId, from: 'running', to: 'cancelled', reason: 'user_cancelled' }]);
-    expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'cancelled', errorCode: 'user_cancelled', leaseToken: null });
-    expect({ gate: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({ gate: 0, active: 0 });
+    expect(await readJob(db.pool, jobId)).toMatchObject({
+      status: 'cancelled',
+      errorCode: 'user_cancelled',
+      leaseToken: null,
+    });
+    expect({ gate: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({
+      gate: 0,
+      active: 0,
+    });
     expect(await n(COUNT_DEAD_LETTERS_OF_JOB, [jobId])).toBe(0);
   });
 
@@ -159,10 +199,18 @@ describe('pass a: running, lease expired', () => {
       const recovered = find(await recoverBatch(db.pool, options), jobId);
       seen.push(`${recovered?.to} ${recovered?.reason} letters=${await n(COUNT_DEAD_LETTERS_OF_JOB, [jobId])}`);
     }
-    expect(seen).toEqual(['queued lease_expired letters=0', 'queued lease_expired letters=0', 'failed attempts_exhausted letters=1']);
+    expect(seen).toEqual([
+      'queued lease_expired letters=0',
+      'queued lease_expired letters=0',
+      'failed attempts_exhausted letters=1',
+    ]);
     await db.pool.query(SET_NEXT_ATTEMPT_AHEAD, [0, jobId]);
     expect(await claimed(jobId)).toBeUndefined();
-    expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'failed', attempts: 3, errorCode: 'attempts_exhausted' });
+    expect(await readJob(db.pool, jobId)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      errorCode: 'attempts_exhausted',
+    });
     expect(await readGateCounter(db.pool)).toBe(0);
     // Another scan changes nothing: the failed job is out of every pass.
     expect(find(await recoverBatch(db.pool, options), jobId)).toBeUndefined();
@@ -185,7 +233,10 @@ describe('pass b: queued, must end', () => {
     await db.pool.query(SET_DEADLINE, [-1000, late]);
     await db.pool.query(SET_ATTEMPTS, [timings.maxAttempts, spent]);
     const report = await recoverBatch(db.pool, options);
-    expect(report.failed.map((j) => `${j.jobId === late ? 'late' : 'spent'} ${j.from} ${j.reason}`).sort()).toEqual(['late queued deadline_exceeded', 'spent queued attempts_exhausted']);
+    expect(report.failed.map((j) => `${j.jobId === late ? 'late' : 'spent'} ${j.from} ${j.reason}`).sort()).toEqual([
+      'late queued deadline_exceeded',
+      'spent queued attempts_exhausted',
+    ]);
     expect(await n(COUNT_DEAD_LETTERS_OF_JOB, [late])).toBe(1);
     expect(await n(COUNT_DEAD_LETTERS_OF_JOB, [spent])).toBe(1);
     expect(await readGateCounter(db.pool)).toBe(0);
@@ -197,7 +248,12 @@ describe('pass c: queued, dispatched, unclaimed', () => {
     const recent = await admit();
     await db.pool.query(MARK_EVENTS_SENT_AGO, [0, recent]);
     const pending = await admit(); // its first event is still unsent
-    await db.pool.query(MARK_JOB_DISPATCHED_AGO, [micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), micros(DISPATCHED_AGO_MS), pending]);
+    await db.pool.query(MARK_JOB_DISPATCHED_AGO, [
+      micros(DISPATCHED_AGO_MS),
+      micros(DISPATCHED_AGO_MS),
+      micros(DISPATCHED_AGO_MS),
+      pending,
+    ]);
     // A 60 s threshold, not 1 s: a slow machine could let 1 s pass between the sends and the scan,
     // making "recent" overdue. `pending`, 61 s quiet, is still past it: only its unsent event holds it.
     const report = await recoverBatch(db.pool, { ...options, unclaimedThresholdMs: 60_000 });
@@ -249,10 +305,20 @@ describe('the scanner loop', () => {
 
   it('When a batch is full, Then the next one runs at once instead of after the wait [test:scanner-full-batch-again]', async () => {
     const jobs = [await expiredRunning(), await expiredRunning(), await expiredRunning()];
-    const scanner = startScanner({ pool: db.pool, timings: { ...timings, recoveryBatch: 1, recoveryScanMs: 60_000 }, report: () => {} });
+    const scanner = startScanner({
+      pool: db.pool,
+      timings: { ...timings, recoveryBatch: 1, recoveryScanMs: 60_000 },
+      report: () => {},
+    });
     try {
-      await waitFor('all three requeued, a batch of one each', () => scanner.stats().requeued === 3, { timeoutMs: 5000 });
-      expect((await Promise.all(jobs.map((id) => readJob(db.pool, id)))).map((j) => j?.status)).toEqual(['queued', 'queued', 'queued']);
+      await waitFor('all three requeued, a batch of one each', () => scanner.stats().requeued === 3, {
+        timeoutMs: 5000,
+      });
+      expect((await Promise.all(jobs.map((id) => readJob(db.pool, id)))).map((j) => j?.status)).toEqual([
+        'queued',
+        'queued',
+        'queued',
+      ]);
       expect(scanner.stats().fullBatches).toBeGreaterThanOrEqual(3);
     } finally {
       await scanner.close();

@@ -25,15 +25,24 @@ afterAll(async () => {
 });
 
 describe('the scanner process', () => {
-  it('When a job\'s lease has passed, Then `pnpm scanner` requeues it and prints one line for it [test:scanner-process-recovers]', async () => {
+  it("When a job's lease has passed, Then `pnpm scanner` requeues it and prints one line for it [test:scanner-process-recovers]", async () => {
     const { jobId } = await admitExport(db.pool, [1, 2]);
     expect(await claim(db.pool, jobId, { leaseMs: timings.leaseMs })).toBeDefined();
     await db.pool.query(EXPIRE_LEASE, [jobId]);
     scanner = await launchProcess(SCANNER, {
       ready: /recovery scanner \d+ ready/,
-      env: { ...RECOVERY_OPTIONS.toEnv(timings), ...SERVER_PROCESS_OPTIONS.toEnv({ database: db.name }), [FAULTS_ENV]: '' },
+      env: {
+        ...RECOVERY_OPTIONS.toEnv(timings),
+        ...SERVER_PROCESS_OPTIONS.toEnv({ database: db.name }),
+        [FAULTS_ENV]: '',
+      },
     });
-    await scanner.waitForOutput(new RegExp(`recovered job ${jobId}: running -> queued \\(lease_expired\\), event [0-9a-f-]{36} on ${FAST_QUEUE.replace('.', '\\.')}`), 10_000);
+    await scanner.waitForOutput(
+      new RegExp(
+        `recovered job ${jobId}: running -> queued \\(lease_expired\\), event [0-9a-f-]{36} on ${FAST_QUEUE.replace('.', '\\.')}`,
+      ),
+      10_000,
+    );
     expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'queued', attempts: 1, errorCode: 'lease_expired' });
   }, 60_000);
 

@@ -12,13 +12,33 @@ const broken = (deps: WakeupCheckDeps) => (): WakeupCheckDeps => deps;
 describe('wake-up checks can fail', () => {
   const suite = canFailSuite(buildWakeupChecks);
   // The reproduction must depend on the lock being held: without the fault nothing is lost.
-  suite.breaks('lost-wake-up-course-claim', 'the confirmation holds the job lock only for its own statements (no fault point)', broken({ wakeupFaultDelayMs: 0 }), {
-    observed: /claimed 5, LOST 0 of 5/,
-  });
-  suite.breaks('lost-wake-up-fixed', 'the "fixed" claim is really SKIP LOCKED only', broken({ wakeupFixedClaim: skipLockedOnly }), { observed: /claimed by their first delivery: 0 of 5/ });
-  suite.breaks('duplicate-wake-up-one-claim', 'the claim waits on the row but does not re-check the conditions after the wait', broken({ wakeupFixedClaim: waitsWithoutRecheck }), {
-    observed: /2 × claimed, now running with attempts 2/,
-  });
-  suite.breaks('duplicate-wake-up-one-claim', 'the "fixed" claim is really SKIP LOCKED only', broken({ wakeupFixedClaim: skipLockedOnly }), { observed: /2 × not-claimable, now queued/ });
+  suite.breaks(
+    'lost-wake-up-course-claim',
+    'the confirmation holds the job lock only for its own statements (no fault point)',
+    broken({ wakeupFaultDelayMs: 0 }),
+    {
+      observed: /claimed 5, LOST 0 of 5/,
+    },
+  );
+  suite.breaks(
+    'lost-wake-up-fixed',
+    'the "fixed" claim is really SKIP LOCKED only',
+    broken({ wakeupFixedClaim: skipLockedOnly }),
+    { observed: /claimed by their first delivery: 0 of 5/ },
+  );
+  suite.breaks(
+    'duplicate-wake-up-one-claim',
+    'the claim waits on the row but does not re-check the conditions after the wait',
+    broken({ wakeupFixedClaim: waitsWithoutRecheck }),
+    {
+      observed: /2 × claimed, now running with attempts 2/,
+    },
+  );
+  suite.breaks(
+    'duplicate-wake-up-one-claim',
+    'the "fixed" claim is really SKIP LOCKED only',
+    broken({ wakeupFixedClaim: skipLockedOnly }),
+    { observed: /2 × not-claimable, now queued/ },
+  );
   suite.coversEveryCheck();
 });

@@ -16,7 +16,7 @@ import { openQueue } from '@tasks-lab/08-broker-worker';
 import { readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { publisherFaults, startPublisher, type RunningPublisher } from '@tasks-lab/12-outbox';
 import { admitExport, BULK_QUEUE, exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
-import { BULK_PRODUCTS, claimsIn, deliveriesIn } from '../scripts/drill-scenarios.ts';
+import { BULK_PRODUCTS, claimsIn, deliveriesIn } from '../scripts/interrupt-scenarios.ts';
 import { dispatchRecordingParts } from '../src/confirm.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { QUEUE_PREFIX, readShortRecoveryOptions, RECOVERY_OPTIONS, WORKER_PROCESS_OPTIONS } from '../src/options.ts';
@@ -36,7 +36,14 @@ beforeAll(async () => {
   db = await freshDatabase('sigterm', { settings: timings });
   await seedProducts(db.pool, 45);
   artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab15-artifacts-'));
-  publisher = await startPublisher({ pool: db.pool, timings, prefix, faults: publisherFaults({}), parts: dispatchRecordingParts(), report: () => {} });
+  publisher = await startPublisher({
+    pool: db.pool,
+    timings,
+    prefix,
+    faults: publisherFaults({}),
+    parts: dispatchRecordingParts(),
+    report: () => {},
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -51,7 +58,11 @@ afterAll(async () => {
   if (artifactsDir) await rm(artifactsDir, { recursive: true, force: true });
 });
 
-async function launchBulkWorker(graceMs: number, chunkDelayMs: number, queue: 'bulk' | 'fast' = 'bulk'): Promise<LabProcess> {
+async function launchBulkWorker(
+  graceMs: number,
+  chunkDelayMs: number,
+  queue: 'bulk' | 'fast' = 'bulk',
+): Promise<LabProcess> {
   const worker = await launchProcess(WORKER, {
     args: [queue],
     ready: /export worker \d+ ready/,
@@ -69,7 +80,10 @@ async function launchBulkWorker(graceMs: number, chunkDelayMs: number, queue: 'b
 async function submitAndWaitForClaim(worker: LabProcess): Promise<string> {
   const { jobId } = await admitExport(db.pool, BULK_PRODUCTS, { rules: timings });
   publisher.nudge();
-  await waitFor('the claim', () => claimsIn(worker.output()).some((c) => c.jobId === jobId), { timeoutMs: 10_000, intervalMs: 50 });
+  await waitFor('the claim', () => claimsIn(worker.output()).some((c) => c.jobId === jobId), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
   return jobId;
 }
 
@@ -84,7 +98,11 @@ describe('the bulk worker process on SIGTERM', () => {
     const exit = await worker.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(worker.output()).toMatch(/SIGTERM: closing/);
-    expect(deliveriesIn(worker.output()).find((d) => d.jobId === running)).toMatchObject({ published: true, chunksWritten: 4, chunksTotal: 4 });
+    expect(deliveriesIn(worker.output()).find((d) => d.jobId === running)).toMatchObject({
+      published: true,
+      chunksWritten: 4,
+      chunksTotal: 4,
+    });
     expect((await readJob(db.pool, running))?.status).toBe('succeeded');
     expect(claimsIn(worker.output()).map((c) => c.jobId)).not.toContain(late);
     expect(await readJob(db.pool, late)).toMatchObject({ status: 'queued', attempts: 0 });
@@ -111,8 +129,16 @@ describe('the bulk worker process on SIGTERM', () => {
     const { jobId, queueName } = await admitExport(db.pool, [1, 2, 3], { rules: timings });
     expect(queueName).toBe(FAST_QUEUE);
     publisher.nudge();
-    await waitFor('the delivery', () => deliveriesIn(worker.output()).some((d) => d.jobId === jobId), { timeoutMs: 10_000, intervalMs: 50 });
-    expect(deliveriesIn(worker.output()).find((d) => d.jobId === jobId)).toMatchObject({ claimed: true, published: true, chunksWritten: 1, chunksTotal: 1 });
+    await waitFor('the delivery', () => deliveriesIn(worker.output()).some((d) => d.jobId === jobId), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    expect(deliveriesIn(worker.output()).find((d) => d.jobId === jobId)).toMatchObject({
+      claimed: true,
+      published: true,
+      chunksWritten: 1,
+      chunksTotal: 1,
+    });
     expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(await worker.stop(15_000)).toEqual({ code: 0, signal: null });
   }, 60_000);
@@ -125,13 +151,23 @@ describe('the bulk worker process on SIGTERM', () => {
       await tx.beginTransaction();
       await tx.query(LOCK_JOB_ROW, [jobId]);
       publisher.nudge();
-      await waitFor('a busy claim', () => worker.output().includes(`claim of job ${jobId}`), { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor('a busy claim', () => worker.output().includes(`claim of job ${jobId}`), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
       await tx.commit();
     } finally {
       tx.release();
     }
-    await waitFor('the delivery', () => deliveriesIn(worker.output()).some((d) => d.jobId === jobId && d.published), { timeoutMs: 10_000, intervalMs: 50 });
-    expect(worker.output()).toMatch(new RegExp(`claim of job ${jobId} \\(BullMQ id [^)]+\\) found its row busy: put back for ${timings.claimBusyRetryMs} ms`));
+    await waitFor('the delivery', () => deliveriesIn(worker.output()).some((d) => d.jobId === jobId && d.published), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    expect(worker.output()).toMatch(
+      new RegExp(
+        `claim of job ${jobId} \\(BullMQ id [^)]+\\) found its row busy: put back for ${timings.claimBusyRetryMs} ms`,
+      ),
+    );
     expect(worker.output()).not.toMatch(/ failed: /);
     expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(await worker.stop(15_000)).toEqual({ code: 0, signal: null });

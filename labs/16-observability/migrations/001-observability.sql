@@ -1,5 +1,5 @@
 -- Lesson 16: the trace a job belongs to, and what housekeeping needs.
--- Portable subset: runs on MariaDB 10.6+ and MySQL 8.0+ (see the notes on SQL dialects).
+-- Portable subset: written for MySQL 8.4 and MariaDB 10.11 (see docs/mysql-and-mariadb.md).
 
 -- The W3C trace context of the request that submitted the job (`traceparent`:
 -- 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, 55 characters). Kept on the job, not

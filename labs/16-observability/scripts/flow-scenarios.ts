@@ -18,7 +18,7 @@
 // experiments with broken ones (test/flow-checks.can-fail.test.ts).
 import type { Pool } from 'mysql2/promise';
 import { Redis } from 'ioredis';
-import type { FlowProducer, Job, Queue } from 'bullmq';
+import type { FlowProducer } from 'bullmq';
 import { sleep, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { brokerConnection } from '@tasks-lab/08-broker-worker';
 import { scratchQueuePrefix } from '@tasks-lab/13-admission';
@@ -43,6 +43,8 @@ import {
   type BundleProcessor,
   type ChildFailureOptions,
   type ChildFailurePolicy,
+  type ExportFlowJob,
+  type ExportFlowQueue,
   type FlowNodeOptions,
   type Lineage,
   type PartProcessor,
@@ -95,7 +97,7 @@ interface FlowExperiment {
   pool: Pool;
   prefix: string;
   producer: FlowProducer;
-  queue: Queue;
+  queue: ExportFlowQueue;
   redis: Redis;
 }
 
@@ -118,17 +120,33 @@ async function openExperiment(res: Resources, label: string): Promise<FlowExperi
   return { pool: db.pool, prefix, producer, queue, redis };
 }
 
-function startWorkers(ctx: FlowContext, res: Resources, x: FlowExperiment, processPart: PartProcessor, concurrency = 8): void {
-  res.add(startFlowWorkers({ prefix: x.prefix, processPart, processBundle: ctx.parts.processBundle, concurrency }), (w) => w.close());
+function startWorkers(
+  ctx: FlowContext,
+  res: Resources,
+  x: FlowExperiment,
+  processPart: PartProcessor,
+  concurrency = 8,
+): void {
+  res.add(
+    startFlowWorkers({ prefix: x.prefix, processPart, processBundle: ctx.parts.processBundle, concurrency }),
+    (w) => w.close(),
+  );
 }
 
 /** How long a part of parentAfterChildren waits for the next part to finish, at most. */
 const PART_ORDER_BOUND_MS = 5000;
 
-const bundleIdOf = (label: string) => `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const bundleIdOf = (label: string) =>
+  `${label}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
 /** A job's state, polled until it is one of `states` or the time runs out: the last state seen either way. */
-async function settle(queue: Queue, id: string, states: readonly string[], signal: AbortSignal, ms = SETTLE_MS): Promise<string> {
+async function settle(
+  queue: ExportFlowQueue,
+  id: string,
+  states: readonly string[],
+  signal: AbortSignal,
+  ms = SETTLE_MS,
+): Promise<string> {
   const deadline = Date.now() + ms;
   for (;;) {
     const state = await queue.getJobState(id);
@@ -156,8 +174,8 @@ export interface JobView {
   returnvalue?: unknown;
 }
 
-async function viewOf(queue: Queue, id: string): Promise<JobView> {
-  const job: Job | undefined = await queue.getJob(id);
+async function viewOf(queue: ExportFlowQueue, id: string): Promise<JobView> {
+  const job: ExportFlowJob | undefined = await queue.getJob(id);
   const state = await queue.getJobState(id);
   if (!job) return { id, state };
   return {
@@ -171,7 +189,9 @@ async function viewOf(queue: Queue, id: string): Promise<JobView> {
 }
 
 const asManifest = (value: unknown): BundleManifest | undefined =>
-  value && typeof value === 'object' && Array.isArray((value as BundleManifest).parts) ? (value as BundleManifest) : undefined;
+  value && typeof value === 'object' && Array.isArray((value as BundleManifest).parts)
+    ? (value as BundleManifest)
+    : undefined;
 
 // ---------------------------------------------------------------------------------
 // 1. The parent runs after every part, and puts them back in order
@@ -205,7 +225,8 @@ export async function parentAfterChildren(ctx: FlowContext, signal: AbortSignal)
     // keeps a part that never ran from holding the others.
     const bundleId = bundleIdOf('order');
     startWorkers(ctx, res, x, async (data, job) => {
-      if (data.part < parts) await settle(x.queue, partJobId(bundleId, data.part + 1), ['completed'], res.signal, PART_ORDER_BOUND_MS);
+      if (data.part < parts)
+        await settle(x.queue, partJobId(bundleId, data.part + 1), ['completed'], res.signal, PART_ORDER_BOUND_MS);
       return real(data, job);
     });
     const addedAt = Date.now();
@@ -215,7 +236,9 @@ export async function parentAfterChildren(ctx: FlowContext, signal: AbortSignal)
     const childIds = Array.from({ length: parts }, (_, i) => partJobId(bundleId, i + 1));
     await Promise.all(childIds.map((id) => settle(x.queue, id, ['completed', 'failed'], res.signal, 2000)));
     const parent = await viewOf(x.queue, added.parentId);
-    const children = await Promise.all(childIds.map(async (id, i) => ({ ...(await viewOf(x.queue, id)), part: i + 1 })));
+    const children = await Promise.all(
+      childIds.map(async (id, i) => ({ ...(await viewOf(x.queue, id)), part: i + 1 })),
+    );
     return {
       productCount: PRODUCTS.length,
       expectedRows: Array.from({ length: parts }, (_, i) => Math.min(PART_SIZE, PRODUCTS.length - i * PART_SIZE)),
@@ -257,7 +280,11 @@ export async function lineageById(ctx: FlowContext, signal: AbortSignal): Promis
   return withResources(signal, async (res) => {
     const x = await openExperiment(res, 'flowlineage');
     startWorkers(ctx, res, x, exportPart(x.pool));
-    const other = await ctx.parts.addExportFlow(x.producer, { bundleId: bundleIdOf('other'), productIds: [4, 5], partSize: 1 });
+    const other = await ctx.parts.addExportFlow(x.producer, {
+      bundleId: bundleIdOf('other'),
+      productIds: [4, 5],
+      partSize: 1,
+    });
     const bundleId = bundleIdOf('lineage');
     const added = await ctx.parts.addExportFlow(x.producer, {
       bundleId,
@@ -271,10 +298,19 @@ export async function lineageById(ctx: FlowContext, signal: AbortSignal): Promis
       const counts = await (await x.queue.getJob(added.parentId))?.getDependenciesCount();
       return counts?.processed === 2 && counts.ignored === 1;
     }, res.signal);
-    const lineage = await ctx.parts.readLineage(x.queue, added.parentId).catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }));
+    const lineage = await ctx.parts
+      .readLineage(x.queue, added.parentId)
+      .catch((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }));
     const parentOf: Record<string, string | undefined> = {};
     for (const id of added.childIds) parentOf[id] = await readParentOf(x.queue, id);
-    return { parentId: added.parentId, childIds: added.childIds, otherIds: [other.parentId, ...other.childIds], reached, lineage, parentOf };
+    return {
+      parentId: added.parentId,
+      childIds: added.childIds,
+      otherIds: [other.parentId, ...other.childIds],
+      reached,
+      lineage,
+      parentOf,
+    };
   });
 }
 
@@ -324,11 +360,22 @@ export async function childFailure(ctx: FlowContext, signal: AbortSignal): Promi
     const added = await Promise.all(
       CHILD_FAILURE_POLICY_NAMES.map(async (policy) => ({
         policy,
-        flow: await ctx.parts.addExportFlow(x.producer, { bundleId: bundleIdOf(policy), productIds, partSize: PART_SIZE, failurePolicy: ctx.parts.policies[policy] }),
+        flow: await ctx.parts.addExportFlow(x.producer, {
+          bundleId: bundleIdOf(policy),
+          productIds,
+          partSize: PART_SIZE,
+          failurePolicy: ctx.parts.policies[policy],
+        }),
       })),
     );
     const sound = added.flatMap(({ flow }) => [flow.childIds[0]!, flow.childIds[2]!]);
-    await until(async () => (await Promise.all(sound.map((id) => x.queue.getJobState(id)))).every((s) => s === 'completed' || s === 'failed'), res.signal);
+    await until(
+      async () =>
+        (await Promise.all(sound.map((id) => x.queue.getJobState(id)))).every(
+          (s) => s === 'completed' || s === 'failed',
+        ),
+      res.signal,
+    );
     // Every parent that is going to move has moved within milliseconds; a `wait` parent is watched a while longer.
     await sleep(WAIT_WINDOW_MS, res.signal);
     const readAt = Date.now();
@@ -394,13 +441,37 @@ export async function retention(ctx: FlowContext, signal: AbortSignal): Promise<
     startWorkers(ctx, res, x, exportPart(x.pool));
     const keysBefore = await countPrefixKeys(x.redis, x.prefix);
     const { droppedParts, droppedBundle } = ctx.parts.retention;
-    const cases: { name: RetentionCase; retention: string; childOptions: FlowNodeOptions; bundleOptions: FlowNodeOptions }[] = [
+    const cases: {
+      name: RetentionCase;
+      retention: string;
+      childOptions: FlowNodeOptions;
+      bundleOptions: FlowNodeOptions;
+    }[] = [
       { name: 'kept', retention: 'parts and bundle kept an hour (lesson 08)', childOptions: {}, bundleOptions: {} },
-      { name: 'dropped', retention: `parts ${JSON.stringify(droppedParts)}, bundle kept an hour`, childOptions: droppedParts, bundleOptions: {} },
-      { name: 'gone', retention: `parts ${JSON.stringify(droppedParts)}, bundle ${JSON.stringify(droppedBundle)}`, childOptions: droppedParts, bundleOptions: droppedBundle },
+      {
+        name: 'dropped',
+        retention: `parts ${JSON.stringify(droppedParts)}, bundle kept an hour`,
+        childOptions: droppedParts,
+        bundleOptions: {},
+      },
+      {
+        name: 'gone',
+        retention: `parts ${JSON.stringify(droppedParts)}, bundle ${JSON.stringify(droppedBundle)}`,
+        childOptions: droppedParts,
+        bundleOptions: droppedBundle,
+      },
     ];
     const added = await Promise.all(
-      cases.map(async (c) => ({ ...c, flow: await ctx.parts.addExportFlow(x.producer, { bundleId: bundleIdOf(c.name), productIds: PRODUCTS, partSize: PART_SIZE, childOptions: c.childOptions, bundleOptions: c.bundleOptions }) })),
+      cases.map(async (c) => ({
+        ...c,
+        flow: await ctx.parts.addExportFlow(x.producer, {
+          bundleId: bundleIdOf(c.name),
+          productIds: PRODUCTS,
+          partSize: PART_SIZE,
+          childOptions: c.childOptions,
+          bundleOptions: c.bundleOptions,
+        }),
+      })),
     );
     const bundles: RetentionBundle[] = [];
     for (const c of added) {
@@ -417,10 +488,18 @@ export async function retention(ctx: FlowContext, signal: AbortSignal): Promise<
         finalState,
         parentExists: parent !== undefined,
         partHashes,
-        ...(parent ? { values: Object.keys(await parent.getChildrenValues()).length, manifest: asManifest(parent.returnvalue) } : {}),
+        ...(parent
+          ? { values: Object.keys(await parent.getChildrenValues()).length, manifest: asManifest(parent.returnvalue) }
+          : {}),
         bundleKeys: await countBundleKeys(x.redis, x.prefix, c.flow.parentId, FLOW_QUEUE),
         ...(lineage
-          ? { lineage: { listed: lineage.children.length, retained: lineage.children.filter((ch) => ch.retained).length, withResult: lineage.children.filter((ch) => ch.result !== undefined).length } }
+          ? {
+              lineage: {
+                listed: lineage.children.length,
+                retained: lineage.children.filter((ch) => ch.retained).length,
+                withResult: lineage.children.filter((ch) => ch.result !== undefined).length,
+              },
+            }
           : {}),
       });
     }

@@ -14,7 +14,8 @@ import type { ObservabilityOptionValues } from '../src/options.ts';
 import type { EvidenceRecord } from '../src/matrix/evidence.ts';
 import type { MatrixParts } from '../src/matrix/parts.ts';
 import { MATRIX_ROWS, type MatrixRow } from '../src/matrix/rows.ts';
-import { displayPath, judgeRecord, MatrixSession, recoveryText, type RowFiles } from '../src/matrix/run-matrix.ts';
+import { judgeRecord, MatrixSession, recoveryText, type RowFiles } from '../src/matrix/run-matrix.ts';
+import { displayPath } from '../src/display-path.ts';
 
 export interface MatrixCheckDeps {
   /** Broken parts (the can-fail tests); the rest stay the lab's. */
@@ -26,7 +27,10 @@ export interface MatrixCheckDeps {
 }
 
 /** A row's time limit: its waits (the lease, the threshold, a worker process starting) and set-up, with room. */
-const ROW_TIMEOUT_MS: Record<string, number> = { 'worker-killed-holding-lease': 60 * SECOND, 'attempts-exhausted': 45 * SECOND };
+const ROW_TIMEOUT_MS: Record<string, number> = {
+  'worker-killed-holding-lease': 60 * SECOND,
+  'attempts-exhausted': 45 * SECOND,
+};
 const DEFAULT_TIMEOUT_MS = 30 * SECOND;
 
 /** What a matrix check judges: the row's record and where it was written. */
@@ -38,17 +42,25 @@ export interface MatrixEvidence {
 /** The check's judgement: the row's pure judge, its recovery first, the evidence file last. */
 export function judgeMatrixEvidence(row: MatrixRow, evidence: MatrixEvidence) {
   const verdict = judgeRecord(row, evidence.record);
-  return outcome(verdict.ok, `${recoveryText(evidence.record)}: ${verdict.observed}; evidence ${displayPath(evidence.files.json)}`);
+  return outcome(
+    verdict.ok,
+    `${recoveryText(evidence.record)}: ${verdict.observed}; evidence ${displayPath(evidence.files.json)}`,
+  );
 }
 
 export function buildMatrixChecks(deps: MatrixCheckDeps = {}): Check[] {
   // One session for the checks built together: the folder is cleared once, the summary lists this run's rows.
   let session: MatrixSession | undefined;
-  const sessionOf = () => (session ??= new MatrixSession({ outDir: deps.matrixOutDir, timings: deps.matrixTimings, parts: deps.matrixParts }));
+  const sessionOf = () =>
+    (session ??= new MatrixSession({
+      outDir: deps.matrixOutDir,
+      timings: deps.matrixTimings,
+      parts: deps.matrixParts,
+    }));
   return MATRIX_ROWS.map((row) =>
     defineCheck<MatrixEvidence>({
       id: `matrix-${row.id}`,
-      name: `Failure matrix, ${row.kind === 'regression' ? 'the closing regression' : 'the course\'s row'} "${row.title}": ${row.expected}`,
+      name: `Failure matrix, ${row.kind === 'regression' ? 'the closing regression' : "the course's row"} "${row.title}": ${row.expected}`,
       timeoutMs: ROW_TIMEOUT_MS[row.id] ?? DEFAULT_TIMEOUT_MS,
       scenario: (signal) => sessionOf().run(row, signal),
       judge: (evidence) => judgeMatrixEvidence(row, evidence),

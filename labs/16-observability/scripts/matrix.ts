@@ -12,7 +12,8 @@
 import { errorMessage, runMain } from '@tasks-lab/lab-kit';
 import { describeTimings, EVIDENCE_DIR } from '../src/options.ts';
 import { MATRIX_CASES } from '../src/matrix/catalogue.ts';
-import { displayPath, matrixTimings, recoveryText, runMatrix, SUMMARY_FILE } from '../src/matrix/run-matrix.ts';
+import { matrixTimings, recoveryText, runMatrix, SUMMARY_FILE } from '../src/matrix/run-matrix.ts';
+import { displayPath } from '../src/display-path.ts';
 import { formatTotals, summaryTotals } from '../src/matrix/summary.ts';
 
 /** `--only a,b` (or `--only=a,b`) to the ids; `--list`; anything else is refused with the usage. */
@@ -25,7 +26,13 @@ export function parseMatrixArgs(args: readonly string[]): { only?: string[]; lis
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg === '--only' ? args[(i += 1)] : arg.slice('--only='.length);
       if (!value) throw new Error('--only needs the row ids, separated by commas (pnpm matrix --list shows them)');
-      only = [...(only ?? []), ...value.split(',').map((id) => id.trim()).filter(Boolean)];
+      only = [
+        ...(only ?? []),
+        ...value
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ];
     } else throw new Error(`unknown argument ${JSON.stringify(arg)}; usage: pnpm matrix [--only id,id] [--list]`);
   }
   return { only, list };
@@ -50,7 +57,9 @@ async function main(): Promise<number> {
     signal: interrupted.signal,
     onStart: (row, i, n) => process.stdout.write(`[${i}/${n}] ${row.id} ... `),
     onRow: (record, files, i, n) => {
-      console.log(`${record.result}: ${recoveryText(record)}${record.job_id ? `, job ${record.job_id.slice(0, 8)}` : ''} (${displayPath(files.json)})`);
+      console.log(
+        `${record.result}: ${recoveryText(record)}${record.job_id ? `, job ${record.job_id.slice(0, 8)}` : ''} (${displayPath(files.json)})`,
+      );
       if (record.result !== 'pass') console.log(`        ${record.observed.slice(0, 600)}`);
       if (i === n) console.log('');
     },

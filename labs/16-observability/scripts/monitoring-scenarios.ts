@@ -11,6 +11,10 @@
 //   housekeeping        one pass over rows and files that must go and rows and files that must stay
 //   terminalState       verifyTerminal on a really exported job, its file rewritten three ways,
 //                       a failed job and two artifacts outside the folder
+//   outboxAlertRaised   GET /monitoring's outbox alert for one unsent event, fresh, aged just
+//                       under the threshold, then past it
+//   latencyTargets      GET /monitoring's and GET /metrics' start and finish percentiles per
+//                       queue for prompt jobs, then with one slow job added to exports.fast
 //
 // What cannot be waited for is set with named UPDATEs on the experiment's own rows (an event
 // "sent 8 days ago", a job "untouched for 40 days") and utimes on its own files: the course's
@@ -26,9 +30,9 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { redisOptions } from '@tasks-lab/infra';
 import { sleep, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { openQueue } from '@tasks-lab/08-broker-worker';
-import { artifactName, microseconds, readJob } from '@tasks-lab/11-mysql-leases';
+import { artifactName, microseconds, readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { openNudgeClient } from '@tasks-lab/12-outbox';
-import { exportsAddress, FAST_QUEUE, finishAndLeave, scratchQueuePrefix } from '@tasks-lab/13-admission';
+import { BULK_QUEUE, exportsAddress, FAST_QUEUE, finishAndLeave, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { scheduleOnce } from '@tasks-lab/14-schedule-slots';
 import {
   claimOrWait,
@@ -41,11 +45,13 @@ import {
   requestCancel,
   writeArtifactInChunks,
 } from '@tasks-lab/15-recovery';
+import { OUTBOX_ALERT, outboxAlert, type AlertState } from '../src/alerts.ts';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { runHousekeeping, type HousekeepingReport } from '../src/housekeeping.ts';
-import { createMetrics, parseExposition, redisReady, type MetricSample } from '../src/metrics.ts';
-import { readMonitoring, type MonitoringSnapshot } from '../src/monitoring.ts';
-import { QUEUE_PREFIX, type ObservabilityOptionValues } from '../src/options.ts';
+import { createMetrics, parseExposition, redisReady, sampleValue, type MetricSample } from '../src/metrics.ts';
+import { readLatency, recordingFirstClaim, type LatencyReport } from '../src/latency.ts';
+import { readMonitoring, type MonitoringReport, type MonitoringSnapshot } from '../src/monitoring.ts';
+import { QUEUE_PREFIX, type MonitoringSettings, type ObservabilityOptionValues } from '../src/options.ts';
 import { createPhaseLogger } from '../src/phase-log.ts';
 import { startServer } from '../src/server.ts';
 import { verifyTerminal, type TerminalVerdict } from '../src/terminal-check.ts';
@@ -57,14 +63,30 @@ export interface MonitoringParts {
   createMetrics: typeof createMetrics;
   runHousekeeping: typeof runHousekeeping;
   verifyTerminal: typeof verifyTerminal;
+  /** How /monitoring reads the latencies. */
+  readLatency: typeof readLatency;
+  /** How /monitoring evaluates the outbox alert. */
+  outboxAlert: typeof outboxAlert;
 }
 
-export const REAL_MONITORING_PARTS: MonitoringParts = { readMonitoring, createMetrics, runHousekeeping, verifyTerminal };
+export const REAL_MONITORING_PARTS: MonitoringParts = {
+  readMonitoring,
+  createMetrics,
+  runHousekeeping,
+  verifyTerminal,
+  readLatency,
+  outboxAlert,
+};
 
 export interface MonitoringContext {
   parts: MonitoringParts;
   /** The short timings (lease, attempts) and the course's retentions (7 days, 30 days, 1 day of grace). */
   timings: ObservabilityOptionValues;
+  /**
+   * The alert threshold and the latency targets: the course-scale values (60 s, 60 s, 10 min),
+   * since the experiments move time by named UPDATEs and never wait for them.
+   */
+  monitoring: MonitoringSettings;
 }
 
 const SECOND_MS = 1000;
@@ -132,9 +154,15 @@ async function scratchFolder(res: Resources, label: string): Promise<string> {
   return dir;
 }
 
-const admitted = async (pool: Pool, productIds: number[] = [1, 2], deadlineMs?: number): Promise<string> => (await admitTraced(pool, productIds, { deadlineMs })).jobId;
+const admitted = async (pool: Pool, productIds: number[] = [1, 2], deadlineMs?: number): Promise<string> =>
+  (await admitTraced(pool, productIds, { deadlineMs })).jobId;
 
-async function claimed(pool: Pool, jobId: string, leaseMs: number, maxAttempts: number): Promise<{ token: string; snapshot: unknown[] }> {
+async function claimed(
+  pool: Pool,
+  jobId: string,
+  leaseMs: number,
+  maxAttempts: number,
+): Promise<{ token: string; snapshot: unknown[] }> {
   const attempt = await claimOrWait(pool, jobId, { leaseMs, maxAttempts });
   if (attempt.outcome !== 'claimed') throw new Error(`the experiment's claim of job ${jobId} got ${attempt.outcome}`);
   return { token: attempt.job.token, snapshot: attempt.job.snapshot };
@@ -144,7 +172,14 @@ async function claimed(pool: Pool, jobId: string, leaseMs: number, maxAttempts: 
 async function exported(ctx: MonitoringContext, pool: Pool, jobId: string, artifactsDir: string): Promise<string> {
   const outcome = await deliverInChunks(
     { job_id: jobId },
-    { pool, leaseMs: 30 * SECOND_MS, maxAttempts: ctx.timings.maxAttempts, artifactsDir, chunkRows: 2, faults: recoveryFaults({}) },
+    {
+      pool,
+      leaseMs: 30 * SECOND_MS,
+      maxAttempts: ctx.timings.maxAttempts,
+      artifactsDir,
+      chunkRows: 2,
+      faults: recoveryFaults({}),
+    },
   );
   const row = await readJob(pool, jobId);
   if (!outcome.published || !row?.resultRef) throw new Error(`the experiment's export of job ${jobId} did not publish`);
@@ -208,7 +243,12 @@ export const DISPATCH_AGE_S = 90;
  * deadline passed), a succeeded one, a running one whose 100 ms lease passed, a queued one
  * dispatched 90 s ago with no unsent event, a queued one whose event has waited 120 s unsent.
  */
-export async function putRowsInKnownStates(ctx: MonitoringContext, pool: Pool, artifactsDir: string, signal: AbortSignal): Promise<KnownStates> {
+export async function putRowsInKnownStates(
+  ctx: MonitoringContext,
+  pool: Pool,
+  artifactsDir: string,
+  signal: AbortSignal,
+): Promise<KnownStates> {
   // The jobs that end through the recovery scanner come first: its batch looks at every job.
   const cancelled = await admitted(pool);
   await requestCancel(pool, cancelled);
@@ -225,9 +265,18 @@ export async function putRowsInKnownStates(ctx: MonitoringContext, pool: Pool, a
   await claimed(pool, running, 100, ctx.timings.maxAttempts);
   const dispatched = await admitted(pool);
   await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCH_AGE_S * SECOND_MS), dispatched]);
-  await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(DISPATCH_AGE_S * SECOND_MS), microseconds(DISPATCH_AGE_S * SECOND_MS), microseconds(DISPATCH_AGE_S * SECOND_MS), dispatched]);
+  await pool.query(MARK_JOB_DISPATCHED_AGO, [
+    microseconds(DISPATCH_AGE_S * SECOND_MS),
+    microseconds(DISPATCH_AGE_S * SECOND_MS),
+    microseconds(DISPATCH_AGE_S * SECOND_MS),
+    dispatched,
+  ]);
   const waiting = await admitted(pool);
-  await pool.query(MARK_UNSENT_CREATED_AGO, [microseconds(UNSENT_AGE_S * SECOND_MS), microseconds(UNSENT_AGE_S * SECOND_MS), waiting]);
+  await pool.query(MARK_UNSENT_CREATED_AGO, [
+    microseconds(UNSENT_AGE_S * SECOND_MS),
+    microseconds(UNSENT_AGE_S * SECOND_MS),
+    waiting,
+  ]);
   await sleep(150, signal); // the running job's 100 ms lease passes
   return {
     expected: {
@@ -252,7 +301,10 @@ export interface MonitoringQueriesEvidence {
   expected: KnownStates['expected'];
 }
 
-export async function monitoringQueries(ctx: MonitoringContext, signal: AbortSignal): Promise<MonitoringQueriesEvidence> {
+export async function monitoringQueries(
+  ctx: MonitoringContext,
+  signal: AbortSignal,
+): Promise<MonitoringQueriesEvidence> {
   return withResources(signal, async (res) => {
     const pool = await openExperiment(res, 'monitor');
     const artifactsDir = await scratchFolder(res, 'monitor');
@@ -291,12 +343,24 @@ const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 async function scrape(url: string): Promise<ScrapeSeen> {
   const response = await fetch(`${url}/metrics`);
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get('content-type'), samples: parseExposition(text), uuids: [...new Set(text.match(UUID_ANYWHERE) ?? [])] };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    samples: parseExposition(text),
+    uuids: [...new Set(text.match(UUID_ANYWHERE) ?? [])],
+  };
 }
 
 /** A Redis client for a port nobody listens on: every command fails at once. */
 function unreachableRedis(): Redis {
-  const client = new Redis({ ...redisOptions(), port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    ...redisOptions(),
+    port: 1,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {});
   return client;
 }
@@ -309,7 +373,10 @@ export async function metricsServed(ctx: MonitoringContext, signal: AbortSignal)
     const redis = await redisReady(res.add(openNudgeClient(), (client) => client.disconnect()));
     const logger = createPhaseLogger({ component: 'api', level: 'silent' });
     const metrics = ctx.parts.createMetrics({ pool, redis, prefixes: [prefix] });
-    const server = res.add(await startServer(0, { pool, nudge: async () => {}, redis, metrics, logger, log: () => {} }), (s) => s.close());
+    const server = res.add(
+      await startServer(0, { pool, nudge: async () => {}, redis, metrics, logger, log: () => {} }),
+      (s) => s.close(),
+    );
     const empty = await scrape(server.url);
 
     await putRowsInKnownStates(ctx, pool, artifactsDir, res.signal);
@@ -324,7 +391,10 @@ export async function metricsServed(ctx: MonitoringContext, signal: AbortSignal)
     await closedPool.end();
     const deadRedis = res.add(unreachableRedis(), (client) => client.disconnect());
     const downMetrics = ctx.parts.createMetrics({ pool: closedPool, redis: deadRedis, prefixes: [prefix] });
-    const downServer = res.add(await startServer(0, { pool, nudge: async () => {}, metrics: downMetrics, logger, log: () => {} }), (s) => s.close());
+    const downServer = res.add(
+      await startServer(0, { pool, nudge: async () => {}, metrics: downMetrics, logger, log: () => {} }),
+      (s) => s.close(),
+    );
     const down = await scrape(downServer.url);
     return { empty, full, reference, prefix, down };
   });
@@ -368,9 +438,11 @@ export async function housekeeping(ctx: MonitoringContext, signal: AbortSignal):
     const old = jobRetentionMs + 10 * DAY_MS; // "40 days": past every retention
     const tracked: Tracked[] = [];
     const jobPresent = (jobId: string) => async () => (await existing(pool, EXISTING_JOBS, [jobId], 'id')).has(jobId);
-    const eventPresent = (eventId: string) => async () => (await existing(pool, EXISTING_EVENTS, [eventId], 'id')).has(eventId);
+    const eventPresent = (eventId: string) => async () =>
+      (await existing(pool, EXISTING_EVENTS, [eventId], 'id')).has(eventId);
     const filePresent = (name: string) => async () => (await readdir(artifactsDir)).includes(name);
-    const track = (what: string, expected: Fate, present: () => Promise<boolean>) => tracked.push({ what, expected, present });
+    const track = (what: string, expected: Fate, present: () => Promise<boolean>) =>
+      tracked.push({ what, expected, present });
 
     // Two failed jobs (a dead letter each); one of them is replayed. First: the recovery batch sees every job.
     const oldFailed = await admitted(pool);
@@ -392,21 +464,41 @@ export async function housekeeping(ctx: MonitoringContext, signal: AbortSignal):
     // scanner gives each a second event (which the steps below age, none older than the first).
     const queued = [await admitted(pool), await admitted(pool), await admitted(pool)];
     for (const jobId of queued) {
-      await pool.query(MARK_EVENTS_CREATED_AGO, [microseconds(outboxRetentionMs + 4 * DAY_MS), microseconds(outboxRetentionMs + 4 * DAY_MS), jobId]);
+      await pool.query(MARK_EVENTS_CREATED_AGO, [
+        microseconds(outboxRetentionMs + 4 * DAY_MS),
+        microseconds(outboxRetentionMs + 4 * DAY_MS),
+        jobId,
+      ]);
       await pool.query(MARK_EVENTS_SENT_AGO, [microseconds(outboxRetentionMs + 3 * DAY_MS), jobId]);
-      await pool.query(MARK_JOB_DISPATCHED_AGO, [microseconds(outboxRetentionMs + 3 * DAY_MS), microseconds(outboxRetentionMs + 3 * DAY_MS), microseconds(outboxRetentionMs + 3 * DAY_MS), jobId]);
+      await pool.query(MARK_JOB_DISPATCHED_AGO, [
+        microseconds(outboxRetentionMs + 3 * DAY_MS),
+        microseconds(outboxRetentionMs + 3 * DAY_MS),
+        microseconds(outboxRetentionMs + 3 * DAY_MS),
+        jobId,
+      ]);
     }
-    await recoverBatch(pool, { batch: 50, retryBackoffMs: 500, unclaimedThresholdMs: SECOND_MS, maxAttempts: ctx.timings.maxAttempts });
+    await recoverBatch(pool, {
+      batch: 50,
+      retryBackoffMs: 500,
+      unclaimedThresholdMs: SECOND_MS,
+      maxAttempts: ctx.timings.maxAttempts,
+    });
     const [first0, second0] = await eventsOf(pool, queued[0]!);
     const [first1, second1] = await eventsOf(pool, queued[1]!);
     const [, second2] = await eventsOf(pool, queued[2]!);
-    if (!first0 || !second0 || !first1 || !second1 || !second2) throw new Error('the recovery batch did not give each queued job a second event');
+    if (!first0 || !second0 || !first1 || !second1 || !second2)
+      throw new Error('the recovery batch did not give each queued job a second event');
     await pool.query(MARK_EVENT_SENT_AGO, [microseconds(outboxRetentionMs + DAY_MS), second0]);
     await pool.query(MARK_EVENT_SENT_AGO, [microseconds(60 * SECOND_MS), second1]);
-    await pool.query(MARK_EVENT_CREATED_AGO, [microseconds(outboxRetentionMs + 3 * DAY_MS), microseconds(outboxRetentionMs + 3 * DAY_MS), second2]);
+    await pool.query(MARK_EVENT_CREATED_AGO, [
+      microseconds(outboxRetentionMs + 3 * DAY_MS),
+      microseconds(outboxRetentionMs + 3 * DAY_MS),
+      second2,
+    ]);
 
     // Ages: the old terminal jobs (and the running one) untouched for 40 days.
-    for (const jobId of [oldFailed, oldReplayed, oldSucceeded, running]) await pool.query(AGE_JOB, [microseconds(old), jobId]);
+    for (const jobId of [oldFailed, oldReplayed, oldSucceeded, running])
+      await pool.query(AGE_JOB, [microseconds(old), jobId]);
     await setAge(join(artifactsDir, oldArtifact), old);
     await setAge(join(artifactsDir, recentArtifact), old);
     const orphanOld = `${randomUUID()}.${randomUUID()}.json`;
@@ -414,18 +506,26 @@ export async function housekeeping(ctx: MonitoringContext, signal: AbortSignal):
     const tempOld = `${artifactName(running, randomUUID())}.tmp-${randomBytes(6).toString('hex')}`;
     const freshOrphan = artifactName(running, runningClaim.token);
     const notOurs = 'README.txt';
-    for (const name of [orphanOld, zombieOld, tempOld]) await fileAged(join(artifactsDir, name), '[]\n', artifactGraceMs + DAY_MS);
+    for (const name of [orphanOld, zombieOld, tempOld])
+      await fileAged(join(artifactsDir, name), '[]\n', artifactGraceMs + DAY_MS);
     await fileAged(join(artifactsDir, notOurs), 'not an artifact\n', old);
-    await writeArtifactInChunks(artifactsDir, freshOrphan, runningClaim.snapshot, { chunkRows: 2, canContinue: async () => true });
+    await writeArtifactInChunks(artifactsDir, freshOrphan, runningClaim.snapshot, {
+      chunkRows: 2,
+      canContinue: async () => true,
+    });
 
-    track('a sent event 8 days old (a job\'s second event)', 'deleted', eventPresent(second0));
+    track("a sent event 8 days old (a job's second event)", 'deleted', eventPresent(second0));
     track('a sent event 1 minute old', 'kept', eventPresent(second1));
     track('an UNSENT event 10 days old', 'kept', eventPresent(second2));
     track("a job's first event, sent 10 days ago (its route)", 'kept', eventPresent(first0));
     track('a succeeded job untouched for 40 days', 'deleted', jobPresent(oldSucceeded));
-    track('its time slot', 'deleted', async () => (await existing(pool, EXISTING_SLOTS, [slotKey], 'slot_key')).has(slotKey));
+    track('its time slot', 'deleted', async () =>
+      (await existing(pool, EXISTING_SLOTS, [slotKey], 'slot_key')).has(slotKey),
+    );
     track('a failed job untouched for 40 days', 'deleted', jobPresent(oldFailed));
-    track('its dead letter', 'deleted', async () => (await existing(pool, EXISTING_DEAD_LETTERS, [oldFailed], 'job_id')).has(oldFailed));
+    track('its dead letter', 'deleted', async () =>
+      (await existing(pool, EXISTING_DEAD_LETTERS, [oldFailed], 'job_id')).has(oldFailed),
+    );
     track('a failed job 40 days old that a kept replay names', 'kept', jobPresent(oldReplayed));
     track('the replay', 'kept', jobPresent(replay));
     track('a running job untouched for 40 days', 'kept', jobPresent(running));
@@ -439,12 +539,24 @@ export async function housekeeping(ctx: MonitoringContext, signal: AbortSignal):
     track('a file not named like an artifact', 'kept', filePresent(notOurs));
 
     const before = await Promise.all(tracked.map((t) => t.present()));
-    if (before.some((present) => !present)) throw new Error(`the experiment's set-up is missing: ${tracked.filter((_t, i) => !before[i]).map((t) => t.what).join('; ')}`);
+    if (before.some((present) => !present))
+      throw new Error(
+        `the experiment's set-up is missing: ${tracked
+          .filter((_t, i) => !before[i])
+          .map((t) => t.what)
+          .join('; ')}`,
+      );
     const options = { outboxRetentionMs, jobRetentionMs, artifactGraceMs, batch: HOUSEKEEPING_CHECK_BATCH };
     const report = await ctx.parts.runHousekeeping(pool, artifactsDir, options);
     const items: HousekeepingItem[] = [];
-    for (const t of tracked) items.push({ what: t.what, expected: t.expected, actual: (await t.present()) ? 'kept' : 'deleted' });
-    return { items, report, expectedReport: { outboxDeleted: 1, jobsDeleted: 2, artifactsDeleted: 4 }, retentions: options };
+    for (const t of tracked)
+      items.push({ what: t.what, expected: t.expected, actual: (await t.present()) ? 'kept' : 'deleted' });
+    return {
+      items,
+      report,
+      expectedReport: { outboxDeleted: 1, jobsDeleted: 2, artifactsDeleted: 4 },
+      retentions: options,
+    };
   });
 }
 
@@ -466,7 +578,11 @@ export interface TerminalEvidence {
 /** The same products, written another way: keys in reverse order, 4-space indent, no final newline. */
 export function reserialised(text: string): string {
   const rows = JSON.parse(text) as Record<string, unknown>[];
-  return JSON.stringify(rows.map((row) => Object.fromEntries(Object.entries(row).reverse())), null, 4);
+  return JSON.stringify(
+    rows.map((row) => Object.fromEntries(Object.entries(row).reverse())),
+    null,
+    4,
+  );
 }
 
 /** One value changed: the first product's price, one cent more. */
@@ -492,7 +608,12 @@ export async function terminalState(ctx: MonitoringContext, signal: AbortSignal)
     // A job that fails first (the scanner's batch looks at every job): its deadline passes while queued.
     const failed = await admitted(pool, [1, 2], 1);
     await sleep(5, res.signal);
-    await recoverBatch(pool, { batch: 50, retryBackoffMs: 500, unclaimedThresholdMs: 60 * SECOND_MS, maxAttempts: ctx.timings.maxAttempts });
+    await recoverBatch(pool, {
+      batch: 50,
+      retryBackoffMs: 500,
+      unclaimedThresholdMs: 60 * SECOND_MS,
+      maxAttempts: ctx.timings.maxAttempts,
+    });
 
     const exportedJob = await admitted(pool, [1, 2, 3]);
     const fileName = await exported(ctx, pool, exportedJob, artifactsDir);
@@ -516,7 +637,8 @@ export async function terminalState(ctx: MonitoringContext, signal: AbortSignal)
       const file = artifactName(jobId, claim.token);
       await writeArtifactInChunks(outsideDir, file, claim.snapshot, { chunkRows: 2, canContinue: async () => true });
       if (viaSymlink) await symlink(join(outsideDir, file), join(artifactsDir, file));
-      if (!(await finishAndLeave(pool, jobId, claim.token, viaSymlink ? file : `../outside/${file}`))) throw new Error(`the experiment's finish of job ${jobId} was refused`);
+      if (!(await finishAndLeave(pool, jobId, claim.token, viaSymlink ? file : `../outside/${file}`)))
+        throw new Error(`the experiment's finish of job ${jobId} was refused`);
       await record(name, 'mismatch', jobId, 'outside');
     }
 
@@ -524,5 +646,157 @@ export async function terminalState(ctx: MonitoringContext, signal: AbortSignal)
     await record('a queued job', 'not-terminal', queued);
     await record('an id no job has', 'missing', randomUUID());
     return { cases };
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// 5. The outbox alert (lesson 12's second decision)
+
+export interface AlertReading {
+  /** How old the one unsent event was made (null: as committed, just now). */
+  agedSeconds: number | null;
+  alert: AlertState | undefined;
+  /** The gauge the Prometheus rule reads, from GET /metrics at the same moment. */
+  gaugeSeconds: number | undefined;
+}
+
+export interface OutboxAlertEvidence {
+  thresholdSeconds: number;
+  readings: AlertReading[];
+}
+
+/** Below and above the threshold by this much: far more than a stalled step, so no read races the clock. */
+export const ALERT_MARGIN_S = 30;
+
+async function monitoringReport(url: string): Promise<MonitoringReport> {
+  const response = await fetch(`${url}/monitoring`);
+  if (response.status !== 200) throw new Error(`GET /monitoring answered ${response.status}`);
+  return (await response.json()) as MonitoringReport;
+}
+
+async function scrapeSamples(url: string): Promise<MetricSample[]> {
+  return (await scrape(url)).samples;
+}
+
+/** The API as the experiments read it: the report parts from the context, no Redis, no nudge listener. */
+async function monitoringServer(ctx: MonitoringContext, res: Resources, pool: Pool): Promise<string> {
+  const logger = createPhaseLogger({ component: 'api', level: 'silent' });
+  const reportParts = { readLatency: ctx.parts.readLatency, outboxAlert: ctx.parts.outboxAlert };
+  const server = res.add(
+    await startServer(0, {
+      pool,
+      nudge: async () => {},
+      logger,
+      log: () => {},
+      monitoringSettings: ctx.monitoring,
+      reportParts,
+    }),
+    (s) => s.close(),
+  );
+  return server.url;
+}
+
+/**
+ * One job, its event left unsent (nobody publishes here). /monitoring is read as committed, then
+ * with the event made ALERT_MARGIN_S younger than the threshold, then that much older: by the
+ * named UPDATE MARK_UNSENT_CREATED_AGO, never by waiting for the clock.
+ */
+export async function outboxAlertRaised(ctx: MonitoringContext, signal: AbortSignal): Promise<OutboxAlertEvidence> {
+  return withResources(signal, async (res) => {
+    const pool = await openExperiment(res, 'alert');
+    const url = await monitoringServer(ctx, res, pool);
+    const thresholdSeconds = ctx.monitoring.unpublishedAlertMs / 1000;
+    const jobId = await admitted(pool);
+    const readings: AlertReading[] = [];
+    for (const agedSeconds of [null, thresholdSeconds - ALERT_MARGIN_S, thresholdSeconds + ALERT_MARGIN_S]) {
+      if (agedSeconds !== null)
+        await pool.query(MARK_UNSENT_CREATED_AGO, [
+          microseconds(agedSeconds * SECOND_MS),
+          microseconds(agedSeconds * SECOND_MS),
+          jobId,
+        ]);
+      const report = await monitoringReport(url);
+      const gaugeSeconds = sampleValue(await scrapeSamples(url), 'tasks_lab_outbox_oldest_unpublished_seconds');
+      readings.push({ agedSeconds, alert: report.alerts.find((alert) => alert.alert === OUTBOX_ALERT), gaugeSeconds });
+    }
+    return { thresholdSeconds, readings };
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// 6. The latency targets (lesson 16's first decision)
+
+/** A job submitted `?` µs earlier than it was, and claimed as promptly: created_at and its first claim move back together. Parameters: [micros, micros, jobId]. */
+export const MOVE_SUBMIT_AND_FIRST_CLAIM_BACK = `
+  UPDATE export_jobs
+  SET created_at = TIMESTAMPADD(MICROSECOND, -?, created_at), first_claimed_at = TIMESTAMPADD(MICROSECOND, -?, first_claimed_at)
+  WHERE id = ?`;
+
+/** Prompt jobs per queue before the slow one: with 9 + 1 on exports.fast, the p95 (nearest rank) is the slowest job. */
+export const PROMPT_JOBS = { [FAST_QUEUE]: 9, [BULK_QUEUE]: 2 } as const;
+/** The slow job's submit -> terminal, past the finish target by this much. */
+export const SLOW_BY_S = 120;
+
+export interface LatencyEvidence {
+  targets: { startSeconds: number; finishSeconds: number };
+  slowSeconds: number;
+  promptJobs: typeof PROMPT_JOBS;
+  before: LatencyReport;
+  after: LatencyReport;
+  /** From GET /metrics right after `after`: exports.fast's finish p95 and its over-target flag. */
+  metrics: { finishP95: number | undefined; overTarget: number | undefined; target: number | undefined };
+}
+
+/** 31 distinct products: lesson 13 routes more than 30 rows to exports.bulk. */
+const BULK_PRODUCTS = Array.from({ length: 31 }, (_, i) => i + 1);
+
+/** One job through the real parts: admitted, claimed (recording its first claim), optionally made slow, finished. */
+async function runJob(ctx: MonitoringContext, pool: Pool, productIds: number[], slowByMs = 0): Promise<string> {
+  const jobId = await admitted(pool, productIds);
+  const claim = await recordingFirstClaim()(pool, jobId, {
+    leaseMs: 30 * SECOND_MS,
+    maxAttempts: ctx.timings.maxAttempts,
+  });
+  if (claim.outcome !== 'claimed') throw new Error(`the experiment's claim of job ${jobId} got ${claim.outcome}`);
+  if (slowByMs > 0)
+    await pool.query(MOVE_SUBMIT_AND_FIRST_CLAIM_BACK, [microseconds(slowByMs), microseconds(slowByMs), jobId]);
+  if (!(await finishAndLeave(pool, jobId, claim.job.token, artifactName(jobId, claim.job.token))))
+    throw new Error(`the experiment's finish of job ${jobId} was refused`);
+  return jobId;
+}
+
+/**
+ * Prompt jobs on both queues (claimed and finished at once), /monitoring read; then one job on
+ * exports.fast that was claimed at once but finished SLOW_BY_S past the finish target (its submit
+ * and first claim moved back by a named UPDATE), /monitoring and /metrics read again.
+ */
+export async function latencyTargets(ctx: MonitoringContext, signal: AbortSignal): Promise<LatencyEvidence> {
+  return withResources(signal, async (res) => {
+    const pool = await openExperiment(res, 'latency');
+    await seedProducts(pool, BULK_PRODUCTS.length);
+    const url = await monitoringServer(ctx, res, pool);
+    for (let i = 0; i < PROMPT_JOBS[FAST_QUEUE]; i += 1) await runJob(ctx, pool, [1, 2]);
+    for (let i = 0; i < PROMPT_JOBS[BULK_QUEUE]; i += 1) await runJob(ctx, pool, BULK_PRODUCTS);
+    const before = (await monitoringReport(url)).latency;
+    const slowSeconds = ctx.monitoring.finishTargetMs / 1000 + SLOW_BY_S;
+    await runJob(ctx, pool, [1, 2], slowSeconds * SECOND_MS);
+    const after = (await monitoringReport(url)).latency;
+    const samples = await scrapeSamples(url);
+    const fast = { stage: 'finish', queue: FAST_QUEUE };
+    return {
+      targets: {
+        startSeconds: ctx.monitoring.startTargetMs / 1000,
+        finishSeconds: ctx.monitoring.finishTargetMs / 1000,
+      },
+      slowSeconds,
+      promptJobs: PROMPT_JOBS,
+      before,
+      after,
+      metrics: {
+        finishP95: sampleValue(samples, 'tasks_lab_latency_seconds', { ...fast, quantile: '0.95' }),
+        overTarget: sampleValue(samples, 'tasks_lab_latency_over_target', fast),
+        target: sampleValue(samples, 'tasks_lab_latency_target_seconds', { stage: 'finish' }),
+      },
+    };
   });
 }

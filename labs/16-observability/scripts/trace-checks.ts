@@ -20,7 +20,13 @@
 import { defineCheck, outcome, sharedScenario, SECOND, type Check } from '@tasks-lab/lab-kit';
 import type { ObservabilityOptionValues } from '../src/options.ts';
 import type { PhaseLine } from '../src/phase-log.ts';
-import { followOneJob, traceAfterRecovery, type FollowEvidence, type RecoveryEvidence, type TraceParts } from './trace-scenarios.ts';
+import {
+  followOneJob,
+  traceAfterRecovery,
+  type FollowEvidence,
+  type RecoveryEvidence,
+  type TraceParts,
+} from './trace-scenarios.ts';
 
 export interface TraceCheckDeps {
   /** Broken parts for the can-fail tests (a worker process of a fixture, a broken publisher part); the rest stays real. */
@@ -47,10 +53,15 @@ function traceText(lines: PhaseLine[], traceId: string, headerSpan?: string): { 
   const ids = [...new Set(lines.map((l) => l.trace_id))];
   const sameTrace = lines.length > 0 && ids.length === 1 && ids[0] === traceId;
   const spans = lines.map((l) => l.span_id).filter((s): s is string => typeof s === 'string');
-  const newSpans = spans.length === lines.length && new Set(spans).size === spans.length && !spans.includes(headerSpan ?? '');
+  const newSpans =
+    spans.length === lines.length && new Set(spans).size === spans.length && !spans.includes(headerSpan ?? '');
   const text =
-    (sameTrace ? `trace ${short(traceId)} on all ${lines.length} lines` : `trace ids ${ids.map((id) => (typeof id === 'string' ? short(id) : 'none')).join(', ')} (EXPECTED ${short(traceId)} on every line)`) +
-    (newSpans ? ', a new span on each' : `, span ids ${spans.length} of ${lines.length}, ${new Set(spans).size} distinct (EXPECTED a new span per line)`);
+    (sameTrace
+      ? `trace ${short(traceId)} on all ${lines.length} lines`
+      : `trace ids ${ids.map((id) => (typeof id === 'string' ? short(id) : 'none')).join(', ')} (EXPECTED ${short(traceId)} on every line)`) +
+    (newSpans
+      ? ', a new span on each'
+      : `, span ids ${spans.length} of ${lines.length}, ${new Set(spans).size} distinct (EXPECTED a new span per line)`);
   return { ok: sameTrace && newSpans, text };
 }
 
@@ -61,14 +72,25 @@ function traceText(lines: PhaseLine[], traceId: string, headerSpan?: string): { 
  * order: the publisher writes `dispatched` when the broker's answer reaches it, which can be a
  * moment AFTER the worker already wrote `received` (two processes, two event loops).
  */
-const PARENT_OF: Record<string, string> = { dispatched: 'accepted', received: 'dispatched', claimed: 'received', published: 'received' };
+const PARENT_OF: Record<string, string> = {
+  dispatched: 'accepted',
+  received: 'dispatched',
+  claimed: 'received',
+  published: 'received',
+};
 
 function judgeFollow(e: FollowEvidence) {
-  if (!e.jobId) return outcome(false, `POST /exports answered ${e.status ?? 'nothing'}: no job to follow (${e.timings})${problemsText(e.problems)}`);
+  if (!e.jobId)
+    return outcome(
+      false,
+      `POST /exports answered ${e.status ?? 'nothing'}: no job to follow (${e.timings})${problemsText(e.problems)}`,
+    );
   const parts: string[] = [];
   const at = (phase: string) => e.lines.find((l) => l.phase === phase);
   const phases = e.lines.map((l) => l.phase);
-  const eachOnce = phases.length === FOLLOWED_PHASES.length && FOLLOWED_PHASES.every((p) => phases.filter((q) => q === p).length === 1);
+  const eachOnce =
+    phases.length === FOLLOWED_PHASES.length &&
+    FOLLOWED_PHASES.every((p) => phases.filter((q) => q === p).length === 1);
   const brokenLinks = Object.entries(PARENT_OF).filter(([child, parent]) => {
     const span = at(parent)?.span_id;
     return span === undefined || at(child)?.parent_span_id !== span;
@@ -92,16 +114,23 @@ function judgeFollow(e: FollowEvidence) {
 
   const token = e.row?.leaseToken ?? undefined;
   const tokenOk = token !== undefined && claimed?.lease_token === token && published?.lease_token === token;
-  parts.push(`lease_token claimed ${short(claimed?.lease_token)}, published ${short(published?.lease_token)}, row ${short(token)}${tokenOk ? ' (the same)' : ' (EXPECTED all three the same)'}`);
+  parts.push(
+    `lease_token claimed ${short(claimed?.lease_token)}, published ${short(published?.lease_token)}, row ${short(token)}${tokenOk ? ' (the same)' : ' (EXPECTED all three the same)'}`,
+  );
 
   const attemptOk = claimed?.attempt === 1 && published?.attempt === 1 && published.published === true;
-  parts.push(`attempt ${claimed?.attempt ?? 'none'}/${published?.attempt ?? 'none'}, published ${String(published?.published ?? 'none')}${attemptOk ? '' : ' (EXPECTED attempt 1, published true)'}`);
+  parts.push(
+    `attempt ${claimed?.attempt ?? 'none'}/${published?.attempt ?? 'none'}, published ${String(published?.published ?? 'none')}${attemptOk ? '' : ' (EXPECTED attempt 1, published true)'}`,
+  );
 
   const trace = traceText(e.lines, e.header.traceId, e.header.spanId);
   parts.push(`${trace.text} (the header's trace ${short(e.header.traceId)})`);
   const rowOk = e.row?.status === 'succeeded';
   parts.push(`row ${e.row?.status ?? 'missing'}${rowOk ? '' : ' (EXPECTED succeeded)'}`);
-  return outcome(inOrder && messageOk && tokenOk && attemptOk && trace.ok && rowOk, `${parts.join('; ')} (${e.timings})${problemsText(e.problems)}`);
+  return outcome(
+    inOrder && messageOk && tokenOk && attemptOk && trace.ok && rowOk,
+    `${parts.join('; ')} (${e.timings})${problemsText(e.problems)}`,
+  );
 }
 
 // ---- 2. nothing sensitive in any line ------------------------------------------------
@@ -125,38 +154,59 @@ function judgeLeaks(e: FollowEvidence) {
 
 function judgeRecovery(e: RecoveryEvidence) {
   const parts: string[] = [];
-  if (!e.firstClaim) return outcome(false, `the direct first claim of job ${short(e.jobId)} took nothing (${e.timings})${problemsText(e.problems)}`);
+  if (!e.firstClaim)
+    return outcome(
+      false,
+      `the direct first claim of job ${short(e.jobId)} took nothing (${e.timings})${problemsText(e.problems)}`,
+    );
   const [firstEvent, secondEvent] = e.eventIds;
   const twoEvents = e.eventIds.length === 2;
-  parts.push(`job ${short(e.jobId)} claimed directly (attempt ${e.firstClaim.attempts}, token ${short(e.firstClaim.token)}), never finished; ${e.eventIds.length} outbox event(s)${twoEvents ? '' : ' (EXPECTED 2)'}`);
+  parts.push(
+    `job ${short(e.jobId)} claimed directly (attempt ${e.firstClaim.attempts}, token ${short(e.firstClaim.token)}), never finished; ${e.eventIds.length} outbox event(s)${twoEvents ? '' : ' (EXPECTED 2)'}`,
+  );
 
   const requeued = e.lines.find((l) => l.component === 'scanner' && l.phase === 'requeued');
-  const requeueOk = requeued !== undefined && requeued.reason === 'lease_expired' && requeued.message_id === secondEvent;
+  const requeueOk =
+    requeued !== undefined && requeued.reason === 'lease_expired' && requeued.message_id === secondEvent;
   parts.push(
     requeued
       ? `scanner: requeued (${String(requeued.reason)}), new event ${short(requeued.message_id)}${requeueOk ? '' : ' (EXPECTED lease_expired and the second event)'}`
       : 'the scanner logged NO requeued line',
   );
 
-  const worker = (messageId: string | undefined, phase: string) => e.lines.find((l) => l.component === 'worker' && l.message_id === messageId && l.phase === phase);
+  const worker = (messageId: string | undefined, phase: string) =>
+    e.lines.find((l) => l.component === 'worker' && l.message_id === messageId && l.phase === phase);
   const firstDelivery = worker(firstEvent, 'received') && worker(firstEvent, 'not-claimed');
-  parts.push(`first wake-up ${short(firstEvent)}: ${firstDelivery ? 'received, not-claimed (the row was running)' : 'NOT seen as received and not-claimed'}`);
+  parts.push(
+    `first wake-up ${short(firstEvent)}: ${firstDelivery ? 'received, not-claimed (the row was running)' : 'NOT seen as received and not-claimed'}`,
+  );
 
   const claimed = worker(secondEvent, 'claimed');
   const published = worker(secondEvent, 'published');
   const secondOk =
-    claimed !== undefined && published !== undefined && secondEvent !== firstEvent && claimed.attempt === 2 && published.attempt === 2 &&
-    typeof claimed.lease_token === 'string' && claimed.lease_token !== e.firstClaim.token && claimed.lease_token === e.row?.leaseToken && published.lease_token === claimed.lease_token;
+    claimed !== undefined &&
+    published !== undefined &&
+    secondEvent !== firstEvent &&
+    claimed.attempt === 2 &&
+    published.attempt === 2 &&
+    typeof claimed.lease_token === 'string' &&
+    claimed.lease_token !== e.firstClaim.token &&
+    claimed.lease_token === e.row?.leaseToken &&
+    published.lease_token === claimed.lease_token;
   parts.push(
     claimed
       ? `second wake-up ${short(secondEvent)}: claimed attempt ${claimed.attempt ?? 'none'}, token ${short(claimed.lease_token)}, published attempt ${published?.attempt ?? 'none'}` +
-          (secondOk ? ' (a new message, a new token, attempt 2)' : ` (EXPECTED attempt 2 and a new token = the row's ${short(e.row?.leaseToken)}, not ${short(e.firstClaim.token)})`)
+          (secondOk
+            ? ' (a new message, a new token, attempt 2)'
+            : ` (EXPECTED attempt 2 and a new token = the row's ${short(e.row?.leaseToken)}, not ${short(e.firstClaim.token)})`)
       : `the second wake-up was NOT claimed by the worker (phases: ${pathText(e.lines)})`,
   );
   const trace = traceText(e.lines, e.trace.traceId);
   parts.push(`${trace.text} (the submit's ${short(e.trace.traceId)}; path: ${pathText(e.lines)})`);
   const rowOk = e.row?.status === 'succeeded' && e.row.attempts === 2;
-  parts.push(`row ${e.row?.status ?? 'missing'}, attempts ${e.row?.attempts ?? 'none'}${rowOk ? '' : ' (EXPECTED succeeded, attempts 2)'}`);
+  parts.push(
+    `row ${e.row?.status ?? 'missing'}, attempts ${e.row?.attempts ?? 'none'}${rowOk ? '' : ' (EXPECTED succeeded, attempts 2)'}`,
+  );
   const ok = twoEvents && requeueOk && Boolean(firstDelivery) && secondOk && trace.ok && rowOk;
   return outcome(ok, `${parts.join('; ')} (${e.timings})${problemsText(e.problems)}`);
 }
@@ -170,7 +220,7 @@ export function buildTraceChecks(deps: TraceCheckDeps = {}): Check[] {
       id: 'phase-logs-follow-one-job',
       name:
         'One export submitted over HTTP with a traceparent header is followed by its job id through the phase logs of the API, the publisher and a worker process: ' +
-        'accepted → dispatched → received → claimed → published, the message id = the outbox event id, the lease token = the row\'s, attempt 1, one trace id (the header\'s) and a new span per step',
+        "accepted → dispatched → received → claimed → published, the message id = the outbox event id, the lease token = the row's, attempt 1, one trace id (the header's) and a new span per step",
       timeoutMs,
       scenario: followed,
       judge: judgeFollow,
@@ -186,8 +236,7 @@ export function buildTraceChecks(deps: TraceCheckDeps = {}): Check[] {
     }),
     defineCheck({
       id: 'trace-survives-recovery',
-      name:
-        "A job whose first lease expires is requeued by the scanner with a new event; the worker's second delivery logs attempt 2, a new lease token, a new message id and the same trace id as the submit",
+      name: "A job whose first lease expires is requeued by the scanner with a new event; the worker's second delivery logs attempt 2, a new lease token, a new message id and the same trace id as the submit",
       timeoutMs,
       scenario: traceAfterRecovery(setup),
       judge: judgeRecovery,

@@ -27,16 +27,37 @@ import type { Express } from 'express';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { listen } from '@tasks-lab/01-state-machine';
 import { ensureInfra, loadCredentials } from '@tasks-lab/infra';
-import { errorMessage, FAULTS_ENV, launchProcess, waitFor, withResources, type LabProcess, type Resources } from '@tasks-lab/lab-kit';
+import {
+  errorMessage,
+  FAULTS_ENV,
+  launchProcess,
+  waitFor,
+  withResources,
+  type LabProcess,
+  type Resources,
+} from '@tasks-lab/lab-kit';
 import { EXPIRE_LEASE, readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
-import { publisherFaults, READ_EVENTS_OF_JOB, startPublisher, type PublisherParts, type RunningPublisher } from '@tasks-lab/12-outbox';
+import {
+  publisherFaults,
+  READ_EVENTS_OF_JOB,
+  startPublisher,
+  type PublisherParts,
+  type RunningPublisher,
+} from '@tasks-lab/12-outbox';
 import { scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { claimOrWait, startScanner } from '@tasks-lab/15-recovery';
 import { createApp } from '../src/app.ts';
 import { freshDatabase } from '../src/database.ts';
-import { describeTimings, OBSERVABILITY_OPTIONS, QUEUE_PREFIX, readShortObservabilityOptions, WORKER_PROCESS_OPTIONS, type ObservabilityOptionValues } from '../src/options.ts';
+import {
+  describeTimings,
+  OBSERVABILITY_OPTIONS,
+  QUEUE_PREFIX,
+  readShortObservabilityOptions,
+  WORKER_PROCESS_OPTIONS,
+  type ObservabilityOptionValues,
+} from '../src/options.ts';
 import { createPhaseLogger, parsePhaseLines, type PhaseLine, type PhaseLogger } from '../src/phase-log.ts';
-import { logRecoveryReport } from '../src/scanner-process.ts';
+import { logRecoveryReport } from '../src/recovery-phases.ts';
 import { admitTraced, withTrace } from '../src/trace-context.ts';
 import { formatTraceParent, newTrace, type TraceParent } from '../src/trace.ts';
 import { tracedPublisherParts } from '../src/traced-publisher.ts';
@@ -82,7 +103,8 @@ export function traceTimings(env: NodeJS.ProcessEnv = process.env): Observabilit
 export const MARKED_PRODUCT_ID = 101;
 
 /** Adds the marked product. Parameters: [id, name, description, price_cents]. */
-export const ADD_MARKED_PRODUCT = 'INSERT INTO products (id, name, description, is_active, price_cents) VALUES (?, ?, ?, TRUE, ?)';
+export const ADD_MARKED_PRODUCT =
+  'INSERT INTO products (id, name, description, is_active, price_cents) VALUES (?, ?, ?, TRUE, ?)';
 
 // ---------------------------------------------------------------------------------
 // The scope of one scenario
@@ -106,7 +128,12 @@ interface Lab {
   problems: string[];
 }
 
-async function withLab<T>(signal: AbortSignal, setup: TraceSetup, label: string, work: (lab: Lab) => Promise<T>): Promise<T> {
+async function withLab<T>(
+  signal: AbortSignal,
+  setup: TraceSetup,
+  label: string,
+  work: (lab: Lab) => Promise<T>,
+): Promise<T> {
   return withResources(signal, async (res) => {
     const parts = { ...TRACE_PARTS, ...setup.parts };
     const timings = setup.timings ?? traceTimings();
@@ -127,7 +154,12 @@ async function withLab<T>(signal: AbortSignal, setup: TraceSetup, label: string,
       [FAULTS_ENV]: '',
     };
     const launchWorker = () =>
-      launchProcess(parts.fastWorker.script, { args: parts.fastWorker.args, ready: WORKER_READY, resources: res, env }).catch((err: unknown) => {
+      launchProcess(parts.fastWorker.script, {
+        args: parts.fastWorker.args,
+        ready: WORKER_READY,
+        resources: res,
+        env,
+      }).catch((err: unknown) => {
         // The error quotes everything the process printed: a broken worker may have printed a password.
         throw new Error(credentialMatcher().scrub(errorMessage(err)));
       });
@@ -146,12 +178,30 @@ async function withLab<T>(signal: AbortSignal, setup: TraceSetup, label: string,
       });
       return res.add(publisher, (p) => p.close());
     };
-    return work({ res, signal: res.signal, parts, timings, pool: db.pool, prefix, artifactsDir, inProcess, logger, launchWorker, startPublisher: startLabPublisher, problems });
+    return work({
+      res,
+      signal: res.signal,
+      parts,
+      timings,
+      pool: db.pool,
+      prefix,
+      artifactsDir,
+      inProcess,
+      logger,
+      launchWorker,
+      startPublisher: startLabPublisher,
+      problems,
+    });
   });
 }
 
 /** The value, or undefined once `timeoutMs` passed (a check reports what it saw; only an abort throws). */
-async function within<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, lab: Lab): Promise<T | undefined> {
+async function within<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  lab: Lab,
+): Promise<T | undefined> {
   return waitFor(what, probe, { timeoutMs, intervalMs: 50, signal: lab.signal }).catch((err: unknown) => {
     if (lab.signal.aborted) throw err;
     lab.problems.push(`gave up waiting for ${what} after ${timeoutMs} ms`);
@@ -266,7 +316,12 @@ export function followOneJob(setup: TraceSetup): (signal: AbortSignal) => Promis
   return (signal) =>
     withLab(signal, setup, 'follow', async (lab) => {
       const marker = `MARKER-${newTrace().spanId}`;
-      await lab.pool.query(ADD_MARKED_PRODUCT, [MARKED_PRODUCT_ID, 'Marked product', `A description holding ${marker}`, 4200]);
+      await lab.pool.query(ADD_MARKED_PRODUCT, [
+        MARKED_PRODUCT_ID,
+        'Marked product',
+        `A description holding ${marker}`,
+        4200,
+      ]);
       const worker = await lab.launchWorker();
       const publisher = await lab.startPublisher();
       const server = lab.res.add(await listen(tracedApi(lab, publisher), 0), (s) => s.close());
@@ -281,12 +336,24 @@ export function followOneJob(setup: TraceSetup): (signal: AbortSignal) => Promis
       const body = (await response.json().catch(() => ({}))) as { id?: unknown };
       const jobId = typeof body.id === 'string' ? body.id : undefined;
       if (jobId) {
-        await within('the job to succeed', async () => (await readJob(lab.pool, jobId))?.status === 'succeeded', 10_000, lab);
+        await within(
+          'the job to succeed',
+          async () => (await readJob(lab.pool, jobId))?.status === 'succeeded',
+          10_000,
+          lab,
+        );
         // The row is finished inside the delivery; the worker's line is written a moment later.
-        await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), LINE_AFTER_ROW_MS, lab);
+        await within(
+          "the worker's published line",
+          async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'),
+          LINE_AFTER_ROW_MS,
+          lab,
+        );
       }
       const row = jobId ? await rowFacts(lab.pool, jobId) : undefined;
-      const artifact = row?.resultRef ? await readFile(join(lab.artifactsDir, row.resultRef), 'utf8').catch(() => '') : '';
+      const artifact = row?.resultRef
+        ? await readFile(join(lab.artifactsDir, row.resultRef), 'utf8').catch(() => '')
+        : '';
       const inProcess = lab.inProcess.join('');
       return {
         timings: describeTimings(lab.timings),
@@ -296,7 +363,13 @@ export function followOneJob(setup: TraceSetup): (signal: AbortSignal) => Promis
         row,
         eventIds: jobId ? await eventIdsOf(lab.pool, jobId) : [],
         lines: jobId ? jobLines(jobId, inProcess, worker.output()) : [],
-        leaks: scanForLeaks([['api and publisher (this process)', inProcess], ['worker process (stdout and stderr)', worker.output()]], marker),
+        leaks: scanForLeaks(
+          [
+            ['api and publisher (this process)', inProcess],
+            ['worker process (stdout and stderr)', worker.output()],
+          ],
+          marker,
+        ),
         artifactHoldsMarker: artifact.includes(marker),
         problems: lab.problems,
       };
@@ -325,13 +398,19 @@ export function traceAfterRecovery(setup: TraceSetup): (signal: AbortSignal) => 
       const { pool, timings } = lab;
       const worker = await lab.launchWorker();
       const trace = newTrace();
-      const { jobId } = await withTrace(trace, () => admitTraced(pool, [2, 3], { rules: timings, deadlineMs: timings.deadlineMs }));
+      const { jobId } = await withTrace(trace, () =>
+        admitTraced(pool, [2, 3], { rules: timings, deadlineMs: timings.deadlineMs }),
+      );
       // The claim of a worker that dies at once: a token, a lease, and nobody to finish. The lease
       // is long and is ended below, once the first wake-up has been turned away: with a short
       // lease, a loaded machine could deliver that wake-up after the lease, the scan and the
       // backoff had passed, and it would claim attempt 2 itself (no second wake-up to follow).
-      const claimed = await claimOrWait(pool, jobId, { leaseMs: DEAD_WORKER_LEASE_MS, maxAttempts: timings.maxAttempts });
-      const firstClaim = claimed.outcome === 'claimed' ? { token: claimed.job.token, attempts: claimed.job.attempts } : undefined;
+      const claimed = await claimOrWait(pool, jobId, {
+        leaseMs: DEAD_WORKER_LEASE_MS,
+        maxAttempts: timings.maxAttempts,
+      });
+      const firstClaim =
+        claimed.outcome === 'claimed' ? { token: claimed.job.token, attempts: claimed.job.attempts } : undefined;
       const [firstEvent] = await eventIdsOf(pool, jobId);
 
       const publisher = await lab.startPublisher();
@@ -351,10 +430,25 @@ export function traceAfterRecovery(setup: TraceSetup): (signal: AbortSignal) => 
       lab.res.add(scanner, (s) => s.close());
 
       const turnedAway = (l: PhaseLine) => l.message_id === firstEvent && l.phase === 'not-claimed';
-      await within('the first wake-up to be turned away (the row is running)', async () => jobLines(jobId, worker.output()).some(turnedAway), 10_000, lab);
+      await within(
+        'the first wake-up to be turned away (the row is running)',
+        async () => jobLines(jobId, worker.output()).some(turnedAway),
+        10_000,
+        lab,
+      );
       await pool.query(EXPIRE_LEASE, [jobId]); // the dead worker's lease ends; the scanner's next pass finds it
-      await within('the job to succeed after its recovery', async () => (await readJob(pool, jobId))?.status === 'succeeded', timings.leaseMs + 8000, lab);
-      await within("the worker's published line", async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'), LINE_AFTER_ROW_MS, lab);
+      await within(
+        'the job to succeed after its recovery',
+        async () => (await readJob(pool, jobId))?.status === 'succeeded',
+        timings.leaseMs + 8000,
+        lab,
+      );
+      await within(
+        "the worker's published line",
+        async () => jobLines(jobId, worker.output()).some((l) => l.phase === 'published'),
+        LINE_AFTER_ROW_MS,
+        lab,
+      );
       return {
         timings: describeTimings(timings),
         trace,

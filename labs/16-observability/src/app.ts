@@ -11,7 +11,9 @@
 //   GET /metrics    the Prometheus text (src/metrics.ts): the monitoring queries, the tables'
 //                   growth, the Redis keys; 200 even when a source is down (tasks_lab_up = 0).
 //   GET /monitoring the course's six queries as one JSON snapshot (src/monitoring.ts); ages
-//                   are null, not 0, when there is nothing to measure.
+//                   are null, not 0, when there is nothing to measure. Then the outbox alert
+//                   (src/alerts.ts) and the start and finish latencies per queue against their
+//                   targets (src/latency.ts), read from the database at each request.
 //
 // The shape: an outer Express app whose only middleware is the trace's, and lesson 15's app
 // mounted under it. The new routes are registered inside lesson 15's app (its `routes`), so a
@@ -23,8 +25,8 @@ import { allowOnly } from '@tasks-lab/01-state-machine';
 import type { Admission } from '@tasks-lab/13-admission';
 import { createApp as createRecoveryApp, type AppOptions as RecoveryAppOptions } from '@tasks-lab/15-recovery';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { readMonitoring } from './monitoring.ts';
-import { QUEUE_PREFIX } from './options.ts';
+import { readMonitoring, readMonitoringReport, type MonitoringReportParts } from './monitoring.ts';
+import { QUEUE_PREFIX, readMonitoringSettings, type MonitoringSettings } from './options.ts';
 import { createPhaseLogger, type PhaseLogger } from './phase-log.ts';
 import { currentTrace, admitTraced, traceContextMiddleware } from './trace-context.ts';
 import { traceFields } from './trace.ts';
@@ -40,6 +42,13 @@ export interface AppOptions extends RecoveryAppOptions {
   logger?: PhaseLogger;
   /** How /monitoring reads. @defaultValue readMonitoring (the can-fail fixtures pass broken ones) */
   monitor?: typeof readMonitoring;
+  /** How /monitoring judges: the latencies and the alert. @defaultValue the real parts (the can-fail fixtures pass broken ones) */
+  reportParts?: Partial<Omit<MonitoringReportParts, 'readMonitoring'>>;
+  /**
+   * The alert threshold and the latency targets of /monitoring and /metrics.
+   * @defaultValue readMonitoringSettings(): UNPUBLISHED_ALERT_MS, START_TARGET_MS, FINISH_TARGET_MS, LATENCY_WINDOW_MS, LATENCY_ROW_LIMIT, else the course-scale defaults
+   */
+  monitoringSettings?: MonitoringSettings;
 }
 
 /**
@@ -60,8 +69,16 @@ export function logAccepted(logger: PhaseLogger, admission: Admission): void {
 
 export function createApp(options: AppOptions): Express {
   const logger = options.logger ?? createPhaseLogger({ component: 'api' });
-  const metrics = options.metrics ?? createMetrics({ pool: options.pool, redis: options.redis, prefixes: options.queuePrefixes ?? [QUEUE_PREFIX] });
-  const monitor = options.monitor ?? readMonitoring;
+  const settings = options.monitoringSettings ?? readMonitoringSettings();
+  const metrics =
+    options.metrics ??
+    createMetrics({
+      pool: options.pool,
+      redis: options.redis,
+      prefixes: options.queuePrefixes ?? [QUEUE_PREFIX],
+      settings,
+    });
+  const reportParts = { ...options.reportParts, readMonitoring: options.monitor ?? readMonitoring };
   const api = createRecoveryApp({
     ...options,
     admit: options.admit ?? admitTraced,
@@ -81,7 +98,7 @@ export function createApp(options: AppOptions): Express {
       app
         .route('/monitoring')
         .get(async (_req, res) => {
-          res.json(await monitor(options.pool));
+          res.json(await readMonitoringReport(options.pool, settings, reportParts));
         })
         .all(allowOnly('GET'));
       options.routes?.(app);

@@ -43,11 +43,27 @@
 //   - Lineage is kept by the broker itself (parent key on the child, dependency sets on the
 //     parent), where Celery keeps `.children` in the result backend.
 import { createHash } from 'node:crypto';
-import { FlowProducer, UnrecoverableError, type FlowJob, type Job, type JobsOptions, type Queue, type Worker } from 'bullmq';
+import {
+  FlowProducer,
+  UnrecoverableError,
+  type FlowNestedLeafJob,
+  type FlowRootParentJob,
+  type Job,
+  type JobsOptions,
+  type Queue,
+  type Worker,
+} from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { z } from 'zod';
-import { brokerConnection, openQueue, queueConnection, RESULT_RETENTION, startWorker, type JobHandlers } from '@tasks-lab/08-broker-worker';
+import {
+  brokerConnection,
+  openQueue,
+  queueConnection,
+  RESULT_RETENTION,
+  startWorker,
+  type JobHandlers,
+} from '@tasks-lab/08-broker-worker';
 import { READ_PRODUCTS, renderArtifact } from '@tasks-lab/11-mysql-leases';
 import { chunksOf } from '@tasks-lab/15-recovery';
 
@@ -107,6 +123,10 @@ export interface BundleManifest {
 
 export type FlowJobData = PartData | BundleData;
 export type FlowJobResult = PartResult | BundleManifest;
+/** A job of the flow queue, parent or part, as BullMQ hands it over (its data not yet checked). */
+export type ExportFlowJob = Job<FlowJobData, FlowJobResult, FlowJobName>;
+/** The flow queue: parents and parts together, so its jobs carry either message. */
+export type ExportFlowQueue = Queue<FlowJobData, FlowJobResult, FlowJobName>;
 
 export const partJobId = (bundleId: string, part: number): string => `${bundleId}.part-${part}`;
 
@@ -144,7 +164,10 @@ export const CHILD_FAILURE_POLICIES = {
   continue: { continueParentOnFailure: true },
 } as const satisfies Record<string, ChildFailureOptions>;
 export type ChildFailurePolicy = keyof typeof CHILD_FAILURE_POLICIES;
-export type ChildFailureOptions = Pick<JobsOptions, 'failParentOnFailure' | 'ignoreDependencyOnFailure' | 'removeDependencyOnFailure' | 'continueParentOnFailure'>;
+export type ChildFailureOptions = Pick<
+  JobsOptions,
+  'failParentOnFailure' | 'ignoreDependencyOnFailure' | 'removeDependencyOnFailure' | 'continueParentOnFailure'
+>;
 export const CHILD_FAILURE_POLICY_NAMES = Object.keys(CHILD_FAILURE_POLICIES) as ChildFailurePolicy[];
 
 /**
@@ -199,26 +222,52 @@ export interface AddedExportFlow {
   childIds: string[];
 }
 
+/** A bundle as FlowProducer.add takes it, its messages typed (BullMQ's own FlowJob types `data` as any). */
+export type ExportFlowPlan = FlowRootParentJob & {
+  name: typeof BUNDLE_JOB;
+  data: BundleData;
+  children: (FlowNestedLeafJob & { name: typeof PART_JOB; data: PartData })[];
+};
+
 /** The flow a request describes, checked; nothing is sent. */
-export function planExportFlow(request: ExportFlowRequest): FlowJob {
+export function planExportFlow(request: ExportFlowRequest): ExportFlowPlan {
   const queueName = request.queueName ?? FLOW_QUEUE;
-  if (!BUNDLE_ID.test(request.bundleId)) throw new RangeError(`bundle id ${JSON.stringify(request.bundleId.slice(0, 80))} must be 1 to 64 letters, digits, '_' or '-', and not a plain number`);
+  if (!BUNDLE_ID.test(request.bundleId))
+    throw new RangeError(
+      `bundle id ${JSON.stringify(request.bundleId.slice(0, 80))} must be 1 to 64 letters, digits, '_' or '-', and not a plain number`,
+    );
   if (!Number.isInteger(request.partSize) || request.partSize < 1 || request.partSize > MAX_PART_SIZE) {
     throw new RangeError(`partSize must be a whole number from 1 to ${MAX_PART_SIZE}, got ${request.partSize}`);
   }
   const chunks = chunksOf(request.productIds, request.partSize);
   if (chunks.length === 0) throw new RangeError('a bundle needs at least one product id');
-  if (chunks.length > MAX_PARTS) throw new RangeError(`${chunks.length} parts is more than ${MAX_PARTS}: use a larger partSize`);
+  if (chunks.length > MAX_PARTS)
+    throw new RangeError(`${chunks.length} parts is more than ${MAX_PARTS}: use a larger partSize`);
   const policy = request.failurePolicy ?? CHILD_FAILURE_POLICIES[DEFAULT_CHILD_FAILURE_POLICY];
-  const children = chunks.map((productIds, index) => {
+  const children: ExportFlowPlan['children'] = chunks.map((productIds, index) => {
     const part = index + 1;
     const extra = typeof request.childOptions === 'function' ? request.childOptions(part) : request.childOptions;
     const data: PartData = partDataSchema.parse({ bundle_id: request.bundleId, part, product_ids: productIds });
     // attempts 1: a part that cannot read its products will not read them on a second try.
-    return { name: PART_JOB, queueName, data, opts: { attempts: 1, ...FLOW_RETENTION.part, ...policy, ...extra, jobId: partJobId(request.bundleId, part) } };
+    return {
+      name: PART_JOB,
+      queueName,
+      data,
+      opts: { attempts: 1, ...FLOW_RETENTION.part, ...policy, ...extra, jobId: partJobId(request.bundleId, part) },
+    };
   });
-  const data: BundleData = bundleDataSchema.parse({ bundle_id: request.bundleId, parts: chunks.length, product_count: request.productIds.length });
-  return { name: BUNDLE_JOB, queueName, data, opts: { attempts: 1, ...FLOW_RETENTION.bundle, ...request.bundleOptions, jobId: request.bundleId }, children };
+  const data: BundleData = bundleDataSchema.parse({
+    bundle_id: request.bundleId,
+    parts: chunks.length,
+    product_count: request.productIds.length,
+  });
+  return {
+    name: BUNDLE_JOB,
+    queueName,
+    data,
+    opts: { attempts: 1, ...FLOW_RETENTION.bundle, ...request.bundleOptions, jobId: request.bundleId },
+    children,
+  };
 }
 
 /**
@@ -232,9 +281,15 @@ export async function addExportFlow(flowProducer: FlowProducer, request: ExportF
 }
 
 /** A flow producer under `prefix` (the prefix must be the workers' and the queue's). Close it. */
-export async function openFlowProducer(prefix: string, connection: RedisOptions = brokerConnection()): Promise<FlowProducer> {
+export async function openFlowProducer(
+  prefix: string,
+  connection: RedisOptions = brokerConnection(),
+): Promise<FlowProducer> {
   // Fail fast: an add with Redis down rejects at once instead of waiting in ioredis's offline queue.
-  const producer = new FlowProducer({ connection: queueConnection({ ...connection, enableOfflineQueue: false }), prefix });
+  const producer = new FlowProducer({
+    connection: queueConnection({ ...connection, enableOfflineQueue: false }),
+    prefix,
+  });
   producer.on('error', () => {}); // reported by the failed call; an unheard error event would crash the process
   try {
     await producer.waitUntilReady();
@@ -246,20 +301,32 @@ export async function openFlowProducer(prefix: string, connection: RedisOptions 
 }
 
 /** The flow queue under `prefix`, for reading (lineage, states) and obliterating. Close it. */
-export function openFlowQueue(prefix: string, queueName: string = FLOW_QUEUE, connection?: RedisOptions): Promise<Queue<FlowJobData, FlowJobResult, FlowJobName>> {
+export function openFlowQueue(
+  prefix: string,
+  queueName: string = FLOW_QUEUE,
+  connection?: RedisOptions,
+): Promise<ExportFlowQueue> {
   return openQueue<FlowJobData, FlowJobResult, FlowJobName>({ prefix, queueName }, { connection });
 }
 
 // ---------------------------------------------------------------------------------
 // The processors
 
-export type PartProcessor = (data: PartData, job: Job) => Promise<PartResult>;
-export type BundleProcessor = (data: BundleData, job: Job) => Promise<BundleManifest>;
+/** A part's work: `data` is the checked message; `job` is BullMQ's, for its id, progress or children. */
+export type PartProcessor = (data: PartData, job: ExportFlowJob) => Promise<PartResult>;
+/** A bundle's work, run once its parts are done (or at once under `continue`). */
+export type BundleProcessor = (data: BundleData, job: ExportFlowJob) => Promise<BundleManifest>;
 
 /** The same row shape as lesson 11's snapshot: what a part's bytes are made of. */
 function toRow(row: RowDataPacket) {
   // BOOLEAN is TINYINT(1): it arrives as 0 or 1.
-  return { id: Number(row.id), name: String(row.name), description: String(row.description), is_active: Boolean(Number(row.is_active)), price_cents: Number(row.price_cents) };
+  return {
+    id: Number(row.id),
+    name: String(row.name),
+    description: String(row.description),
+    is_active: Boolean(Number(row.is_active)),
+    price_cents: Number(row.price_cents),
+  };
 }
 
 const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
@@ -296,7 +363,9 @@ export const combineParts: BundleProcessor = async (data, job) => {
     .sort((a, b) => a.part - b.part);
   if (unprocessed > 0) {
     const why = failed.map((f) => `part ${f.part} (${f.reason})`).join(', ') || 'a part';
-    throw new UnrecoverableError(`bundle ${data.bundle_id} given up: ${why} failed while ${unprocessed} part(s) were still pending`);
+    throw new UnrecoverableError(
+      `bundle ${data.bundle_id} given up: ${why} failed while ${unprocessed} part(s) were still pending`,
+    );
   }
   // Sorted by part: the hash's order is no order (measured: not even the order the parts finished in).
   const parts = Object.values(values)
@@ -306,7 +375,11 @@ export const combineParts: BundleProcessor = async (data, job) => {
 };
 
 /** The manifest of `parts` (already in part order) and the visible failures. */
-export function manifestOf(data: BundleData, parts: PartResult[], failed: BundleManifest['failed_parts']): BundleManifest {
+export function manifestOf(
+  data: BundleData,
+  parts: PartResult[],
+  failed: BundleManifest['failed_parts'],
+): BundleManifest {
   const seen = new Set([...parts.map((p) => p.part), ...failed.map((f) => f.part)]);
   const missing = Array.from({ length: data.parts }, (_, i) => i + 1).filter((part) => !seen.has(part));
   return {
@@ -372,9 +445,12 @@ export function startFlowWorkers(options: StartFlowWorkersOptions): RunningFlowW
   return { worker, close: () => worker.close() };
 }
 
-function checked<T>(schema: z.ZodType<T>, job: Job): T {
+function checked<T>(schema: z.ZodType<T>, job: ExportFlowJob): T {
   const parsed = schema.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`job ${job.id} (${job.name}) carries data the contract refuses: ${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`);
+  if (!parsed.success)
+    throw new UnrecoverableError(
+      `job ${job.id} (${job.name}) carries data the contract refuses: ${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`,
+    );
   return parsed.data;
 }
 
@@ -411,7 +487,7 @@ export interface Lineage {
  * parent forgot it (the child, while it lasts, still names the parent: readParentOf).
  * Every key is read whole (no paging): fine for MAX_PARTS children.
  */
-export async function readLineage(queue: Queue, parentId: string): Promise<Lineage | undefined> {
+export async function readLineage(queue: ExportFlowQueue, parentId: string): Promise<Lineage | undefined> {
   const parent = await queue.getJob(parentId);
   if (!parent) return undefined;
   const parentState = await queue.getJobState(parentId);
@@ -420,17 +496,29 @@ export async function readLineage(queue: Queue, parentId: string): Promise<Linea
     ...Object.entries(deps.processed ?? {}).map(([key, result]) => ({ key, dependency: 'processed' as const, result })),
     ...(deps.unprocessed ?? []).map((key) => ({ key, dependency: 'pending' as const })),
     ...(deps.failed ?? []).map((key) => ({ key, dependency: 'failed' as const })),
-    ...Object.entries(deps.ignored ?? {}).map(([key, reason]) => ({ key, dependency: 'ignored' as const, failedReason: String(reason) })),
+    ...Object.entries(deps.ignored ?? {}).map(([key, reason]) => ({
+      key,
+      dependency: 'ignored' as const,
+      failedReason: String(reason),
+    })),
   ];
   const children = await Promise.all(listed.map((entry) => readChild(queue, entry)));
   children.sort((a, b) => (a.part ?? 0) - (b.part ?? 0) || a.id.localeCompare(b.id));
   return {
-    parent: { id: parentId, state: parentState, result: parent.returnvalue ?? undefined, failedReason: parent.failedReason || undefined },
+    parent: {
+      id: parentId,
+      state: parentState,
+      result: parent.returnvalue ?? undefined,
+      failedReason: parent.failedReason || undefined,
+    },
     children,
   };
 }
 
-async function readChild(queue: Queue, entry: { key: string; dependency: ChildDependency; result?: unknown; failedReason?: string }): Promise<LineageChild> {
+async function readChild(
+  queue: ExportFlowQueue,
+  entry: { key: string; dependency: ChildDependency; result?: unknown; failedReason?: string },
+): Promise<LineageChild> {
   const own = `${queue.qualifiedName}:`;
   // A child on another queue (not one addExportFlow makes) is listed by its key, state unknown.
   const id = entry.key.startsWith(own) ? entry.key.slice(own.length) : entry.key;
@@ -449,7 +537,7 @@ async function readChild(queue: Queue, entry: { key: string; dependency: ChildDe
 }
 
 /** The parent a child names (job.parent, or its parentKey), read by the child's id; undefined once the child's hash is gone. */
-export async function readParentOf(queue: Queue, childId: string): Promise<string | undefined> {
+export async function readParentOf(queue: ExportFlowQueue, childId: string): Promise<string | undefined> {
   const job = await queue.getJob(childId);
   if (!job) return undefined;
   if (job.parent?.id) return job.parent.id;
@@ -474,10 +562,16 @@ export async function countKeys(redis: Redis, pattern: string): Promise<number> 
 }
 
 /** Every key under a BullMQ prefix (queues, jobs, events). */
-export const countPrefixKeys = (redis: Redis, prefix: string): Promise<number> => countKeys(redis, `${escapeGlob(prefix)}:*`);
+export const countPrefixKeys = (redis: Redis, prefix: string): Promise<number> =>
+  countKeys(redis, `${escapeGlob(prefix)}:*`);
 
 /** The keys one bundle holds: the parent's hash and its dependency keys, and each part's hash. */
-export async function countBundleKeys(redis: Redis, prefix: string, bundleId: string, queueName: string = FLOW_QUEUE): Promise<number> {
+export async function countBundleKeys(
+  redis: Redis,
+  prefix: string,
+  bundleId: string,
+  queueName: string = FLOW_QUEUE,
+): Promise<number> {
   const base = `${escapeGlob(prefix)}:${escapeGlob(queueName)}:${escapeGlob(bundleId)}`;
   // `<bundle>` itself, then `<bundle>:processed`... and `<bundle>.part-<n>`: not `<bundle>x...` of another bundle.
   return (await countKeys(redis, base)) + (await countKeys(redis, `${base}[.:]*`));

@@ -4,15 +4,18 @@
 // (or a scheduler) in production: the course's deep dive, "the clean-up only happens if the
 // clean-up task actually runs".
 //
-//   pnpm housekeeping                                  7 days of sent events, 30 of terminal jobs, 1 day of grace
+//   pnpm housekeeping                                  7 days of sent events, 30 of terminal jobs, 1 day of grace,
+//                                                      1 hour for the temp files of killed writers
 //   OUTBOX_RETENTION_MS=0 pnpm housekeeping            every sent event (but each job's first) goes now
 //   JOB_RETENTION_MS=3600000 pnpm housekeeping         terminal jobs untouched for an hour go
+//   TEMP_FILE_GRACE_MS=600000 pnpm housekeeping        temp files untouched for 10 minutes go
 //   HOUSEKEEPING_BATCH=100 pnpm housekeeping           100 rows per DELETE transaction
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { runMain } from '@tasks-lab/lab-kit';
 import { openNudgeClient } from '@tasks-lab/12-outbox';
 import { formatDuration } from '@tasks-lab/11-mysql-leases';
 import { openJobsDatabase } from './database.ts';
+import { displayPath } from './display-path.ts';
 import { formatHousekeeping, runHousekeeping } from './housekeeping.ts';
 import { createMetrics, formatGrowth, redisReady } from './metrics.ts';
 import { LAB, readObservabilityOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
@@ -26,19 +29,26 @@ async function main(): Promise<void> {
   const redis = openNudgeClient();
   try {
     console.log(
-      `housekeeping on ${settings.database} and ${settings.artifactsDir}: sent events older than ${formatDuration(options.outboxRetentionMs)}, ` +
+      `housekeeping on ${settings.database} and ${displayPath(settings.artifactsDir)}: sent events older than ${formatDuration(options.outboxRetentionMs)}, ` +
         `terminal jobs older than ${formatDuration(options.jobRetentionMs)}, unreferenced files older than ${formatDuration(options.artifactGraceMs)}, ` +
+        `temp files untouched for ${formatDuration(options.tempFileGraceMs)}, ` +
         `${options.housekeepingBatch} rows per statement`,
     );
     const report = await runHousekeeping(pool, settings.artifactsDir, {
       outboxRetentionMs: options.outboxRetentionMs,
       jobRetentionMs: options.jobRetentionMs,
       artifactGraceMs: options.artifactGraceMs,
+      tempFileGraceMs: options.tempFileGraceMs,
       batch: options.housekeepingBatch,
     });
     for (const line of formatHousekeeping(report)) console.log(line);
     console.log(`(${report.statements} DELETE transactions, ${report.ms} ms)`);
-    const metrics = createMetrics({ pool, redis: await redisReady(redis), prefixes: [settings.queuePrefix], database: settings.database });
+    const metrics = createMetrics({
+      pool,
+      redis: await redisReady(redis),
+      prefixes: [settings.queuePrefix],
+      database: settings.database,
+    });
     for (const line of formatGrowth(await metrics.read())) console.log(line);
   } finally {
     redis.disconnect();

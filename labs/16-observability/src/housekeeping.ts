@@ -8,10 +8,13 @@
 //   pruneTerminalJobs      succeeded / failed / cancelled jobs untouched for JOB_RETENTION_MS
 //                          (30 days), with their events, slot and dead letter
 //   pruneOrphanArtifacts   files no job's result_ref names, older than ARTIFACT_GRACE_MS
-//                          (1 day), and the temp files of interrupted writes
+//                          (1 day), and the temp files of interrupted writes (a worker killed
+//                          while writing: lessons 11 to 15 leave them), older than
+//                          TEMP_FILE_GRACE_MS (1 hour)
 //
 // Never touched: queued and running jobs (whatever their age), unsent events (the publisher's
-// work), a referenced artifact, a young file, a file whose name is not an artifact's.
+// work), a referenced artifact, a young file (a temp file a live worker is writing included), a
+// file whose name is not an artifact's.
 //
 // Each DELETE takes at most HOUSEKEEPING_BATCH rows, in its own short transaction: one huge
 // DELETE would hold its locks (and grow the undo log) for as long as it runs, and the
@@ -24,6 +27,7 @@ import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { microseconds, withTransaction } from '@tasks-lab/11-mysql-leases';
+import { OBSERVABILITY_OPTIONS } from './options.ts';
 
 /** The terminal states, lesson 01's: a job in one of them never changes again. */
 export const TERMINAL_STATES = ['succeeded', 'failed', 'cancelled'] as const;
@@ -108,9 +112,14 @@ export interface PruneOptions {
   batch: number;
 }
 
+/** TEMP_FILE_GRACE_MS's default: an hour, well above the 10-minute deadline no write outlives. */
+export const TEMP_FILE_GRACE_MS = OBSERVABILITY_OPTIONS.specs.tempFileGraceMs.default;
+
 export interface OrphanOptions {
-  /** Files younger than this are never deleted (see pruneOrphanArtifacts). */
+  /** Unreferenced artifacts younger than this are never deleted (see pruneOrphanArtifacts). */
   graceMs: number;
+  /** Temp files of writes younger than this are never deleted: a live worker may be writing one. @defaultValue TEMP_FILE_GRACE_MS (1 hour) */
+  tempGraceMs?: number;
   /** Job ids looked up per query. @defaultValue 500 */
   batch?: number;
   /** The clock the files' ages are measured with. @defaultValue Date.now */
@@ -121,15 +130,17 @@ export interface HousekeepingOptions {
   outboxRetentionMs: number;
   jobRetentionMs: number;
   artifactGraceMs: number;
+  /** TEMP_FILE_GRACE_MS. @defaultValue TEMP_FILE_GRACE_MS (1 hour) */
+  tempFileGraceMs?: number;
   /** HOUSEKEEPING_BATCH. */
   batch: number;
 }
 
 export interface OrphanReport {
   deleted: number;
-  /** Of them, temp files of interrupted writes. */
+  /** Of them, temp files of interrupted writes (older than the temp grace). */
   temporaryDeleted: number;
-  /** Unreferenced, but younger than the grace: a write may be about to be published. */
+  /** Younger than their grace: an unreferenced artifact about to be published, or a temp file being written. */
   keptYoung: number;
   /** Named by their job's result_ref. */
   keptReferenced: number;
@@ -147,7 +158,6 @@ export interface HousekeepingReport {
   ms: number;
 }
 
-
 /** A bound on the loops: a bug (a DELETE that deletes nothing yet finds rows) must not spin for ever. */
 const MAX_ROUNDS = 100_000;
 
@@ -162,13 +172,22 @@ const MAX_ROUNDS = 100_000;
  * repeats the age condition. (Why not one `DELETE … ORDER BY … LIMIT`: the first-event rule
  * reads export_outbox in a subquery, and MySQL refuses a DELETE that reads its own table.)
  */
-export async function pruneSentOutbox(pool: Pool, options: PruneOptions): Promise<{ deleted: number; statements: number }> {
+export async function pruneSentOutbox(
+  pool: Pool,
+  options: PruneOptions,
+): Promise<{ deleted: number; statements: number }> {
   let deleted = 0;
   let statements = 0;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const [rows] = await pool.query<RowDataPacket[]>(READ_PRUNABLE_SENT_EVENTS, [microseconds(options.retentionMs), options.batch]);
+    const [rows] = await pool.query<RowDataPacket[]>(READ_PRUNABLE_SENT_EVENTS, [
+      microseconds(options.retentionMs),
+      options.batch,
+    ]);
     if (rows.length === 0) break;
-    const [result] = await pool.query<ResultSetHeader>(DELETE_SENT_EVENTS, [rows.map((row) => String(row.id)), microseconds(options.retentionMs)]);
+    const [result] = await pool.query<ResultSetHeader>(DELETE_SENT_EVENTS, [
+      rows.map((row) => String(row.id)),
+      microseconds(options.retentionMs),
+    ]);
     deleted += result.affectedRows;
     statements += 1;
     if (rows.length < options.batch) break;
@@ -177,8 +196,16 @@ export async function pruneSentOutbox(pool: Pool, options: PruneOptions): Promis
 }
 
 /** One round for one state, in ONE short transaction: lock the jobs, delete what points at them, then them. */
-async function pruneJobsRound(tx: PoolConnection, status: TerminalState, options: PruneOptions): Promise<{ found: number; deleted: number }> {
-  const [locked] = await tx.query<RowDataPacket[]>(LOCK_PRUNABLE_JOBS, [status, microseconds(options.retentionMs), options.batch]);
+async function pruneJobsRound(
+  tx: PoolConnection,
+  status: TerminalState,
+  options: PruneOptions,
+): Promise<{ found: number; deleted: number }> {
+  const [locked] = await tx.query<RowDataPacket[]>(LOCK_PRUNABLE_JOBS, [
+    status,
+    microseconds(options.retentionMs),
+    options.batch,
+  ]);
   if (locked.length === 0) return { found: 0, deleted: 0 };
   const ids = locked.map((row) => String(row.id));
   // The rows that reference a job go first: the foreign keys are checked at once, row by row.
@@ -206,7 +233,10 @@ async function pruneJobsRound(tx: PoolConnection, status: TerminalState, options
  * parent; it never links to a deleted job. A schedule slot deleted with its job could be
  * scheduled again, but only by a tick for a minute older than the retention.
  */
-export async function pruneTerminalJobs(pool: Pool, options: PruneOptions): Promise<{ deleted: number; statements: number }> {
+export async function pruneTerminalJobs(
+  pool: Pool,
+  options: PruneOptions,
+): Promise<{ deleted: number; statements: number }> {
   let deleted = 0;
   let statements = 0;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
@@ -268,8 +298,10 @@ async function resultRefsOf(pool: Pool, jobIds: readonly string[], batch: number
 
 /**
  * Deletes the files of `artifactsDir` that no job's result_ref names and that are older than
- * `graceMs`; temp files of interrupted writes (`….tmp-<hex>`) too, under the same grace. The
- * job is found by the id its file name carries (lesson 11's artifactName), by primary key.
+ * `graceMs`, and the temp files of interrupted writes (`<artifact>.tmp-<hex>`, lesson 11's and
+ * 15's writers) untouched for longer than `tempGraceMs`. The job is found by the id its file
+ * name carries (lesson 11's artifactName), by primary key; a temp file needs no lookup: it is
+ * never anybody's result.
  *
  * The race the grace prevents: a worker writes its file BEFORE its finish records result_ref
  * (lesson 11: the file first, outside any transaction, then the finish that publishes it).
@@ -278,17 +310,34 @@ async function resultRefsOf(pool: Pool, jobIds: readonly string[], batch: number
  * so a file older than the deadline (10 minutes by default) can no longer be published: keep
  * the grace well above it (a day by default). The row is read, the connection returned, THEN
  * the file is deleted: no file I/O while anything is held.
+ *
+ * The race the temp grace prevents: a live worker is writing its temp file right now (lesson
+ * 15's writer adds a chunk, then asks canContinue, then adds the next). Its age is the time since
+ * its last write, and a writer stops at its next chunk boundary once its job's deadline has
+ * passed, so a temp file untouched for an hour has no writer left: a SIGKILL (which runs no
+ * clean-up) left it. Deleting a younger one would make a live worker's rename fail.
  */
-export async function pruneOrphanArtifacts(pool: Pool, artifactsDir: string, options: OrphanOptions): Promise<OrphanReport> {
+export async function pruneOrphanArtifacts(
+  pool: Pool,
+  artifactsDir: string,
+  options: OrphanOptions,
+): Promise<OrphanReport> {
   const now = (options.now ?? Date.now)();
   const { files, ignored } = await listArtifactFiles(artifactsDir, now);
-  const old = files.filter((file) => file.ageMs > options.graceMs);
+  const tempGraceMs = options.tempGraceMs ?? TEMP_FILE_GRACE_MS;
+  const old = files.filter((file) => file.ageMs > (file.temporary ? tempGraceMs : options.graceMs));
   const refs = await resultRefsOf(
     pool,
     old.filter((file) => !file.temporary).map((file) => file.jobId),
     options.batch ?? 500,
   );
-  const report: OrphanReport = { deleted: 0, temporaryDeleted: 0, keptYoung: files.length - old.length, keptReferenced: 0, ignored };
+  const report: OrphanReport = {
+    deleted: 0,
+    temporaryDeleted: 0,
+    keptYoung: files.length - old.length,
+    keptReferenced: 0,
+    ignored,
+  };
   for (const file of old) {
     // A temp file is never anybody's result; an artifact is kept when its job names it.
     if (!file.temporary && refs.get(file.jobId) === file.name) {
@@ -303,11 +352,19 @@ export async function pruneOrphanArtifacts(pool: Pool, artifactsDir: string, opt
 }
 
 /** One housekeeping pass: the events, then the jobs (their files become orphans), then the files. */
-export async function runHousekeeping(pool: Pool, artifactsDir: string, options: HousekeepingOptions): Promise<HousekeepingReport> {
+export async function runHousekeeping(
+  pool: Pool,
+  artifactsDir: string,
+  options: HousekeepingOptions,
+): Promise<HousekeepingReport> {
   const started = Date.now();
   const outbox = await pruneSentOutbox(pool, { retentionMs: options.outboxRetentionMs, batch: options.batch });
   const jobs = await pruneTerminalJobs(pool, { retentionMs: options.jobRetentionMs, batch: options.batch });
-  const artifacts = await pruneOrphanArtifacts(pool, artifactsDir, { graceMs: options.artifactGraceMs, batch: options.batch });
+  const artifacts = await pruneOrphanArtifacts(pool, artifactsDir, {
+    graceMs: options.artifactGraceMs,
+    tempGraceMs: options.tempFileGraceMs,
+    batch: options.batch,
+  });
   return {
     outboxDeleted: outbox.deleted,
     jobsDeleted: jobs.deleted,
@@ -324,6 +381,7 @@ export function formatHousekeeping(report: HousekeepingReport): string[] {
   return [
     `sent outbox events deleted: ${report.outboxDeleted}`,
     `terminal jobs deleted (with their events, slots and dead letters): ${report.jobsDeleted}`,
-    `artifacts deleted: ${report.artifactsDeleted} (${a.temporaryDeleted} temp files); kept: ${a.keptReferenced} referenced, ${a.keptYoung} within the grace, ${a.ignored} not named like an artifact`,
+    `artifacts deleted: ${report.artifactsDeleted - a.temporaryDeleted}; kept: ${a.keptReferenced} referenced, ${a.keptYoung} within their grace, ${a.ignored} not named like an artifact`,
+    `temp files of interrupted writes deleted: ${a.temporaryDeleted}`,
   ];
 }

@@ -7,13 +7,27 @@
 
 // Options and the database.
 export * from './options.ts';
-export { openJobsDatabase, freshDatabase, withFreshDatabase, recreateVerifyDatabase, verifyDatabaseOnce } from './database.ts';
+export {
+  openJobsDatabase,
+  freshDatabase,
+  withFreshDatabase,
+  recreateVerifyDatabase,
+  verifyDatabaseOnce,
+} from './database.ts';
 
 // Trace context and phase logs.
 export * from './trace.ts';
 export * from './trace-context.ts';
 export * from './phase-log.ts';
-export { type TracedWakeUp, type TracedEvent, READ_EVENT_TRACES, parseTracedWakeUp, claimTracedEvents, sendTracedWakeUp, tracedPublisherParts } from './traced-publisher.ts';
+export {
+  type TracedWakeUp,
+  type TracedEvent,
+  READ_EVENT_TRACES,
+  parseTracedWakeUp,
+  claimTracedEvents,
+  sendTracedWakeUp,
+  tracedPublisherParts,
+} from './traced-publisher.ts';
 export {
   OBSERVED_FAULT_POINTS,
   type ObservedFaultPoint,
@@ -22,16 +36,20 @@ export {
   observedHooks,
   type ObservedHooksOptions,
   phaseOfOutcome,
+} from './delivery-phases.ts';
+export {
   type StartObservedWorkerOptions,
   startObservedWorker,
   type ObservedWorkerVariant,
   runObservedWorker,
 } from './worker.ts';
-export { READ_RECOVERED_JOBS, logRecoveryReport } from './scanner-process.ts';
+export { READ_RECOVERED_JOBS, logRecoveryReport } from './recovery-phases.ts';
 
 // Monitoring, metrics, housekeeping, the terminal check, the API.
 export * from './monitoring.ts';
 export * from './metrics.ts';
+export * from './latency.ts';
+export * from './alerts.ts';
 export * from './housekeeping.ts';
 export * from './terminal-check.ts';
 export { createApp, logAccepted, type AppOptions } from './app.ts';

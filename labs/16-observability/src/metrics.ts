@@ -11,6 +11,14 @@
 //   tasks_lab_dead_letters{reason}                 query 4
 //   tasks_lab_queued_without_pending               query 5
 //   tasks_lab_queued_without_pending_oldest_seconds  query 5; no sample when there is none
+//   tasks_lab_latency_seconds{stage,queue,quantile}  p50/p95/p99 of submit -> first claim (stage
+//                                                  "start") and submit -> terminal ("finish") over
+//                                                  the window (src/latency.ts); no sample without jobs
+//   tasks_lab_latency_jobs{stage,queue}            the jobs those percentiles cover
+//   tasks_lab_latency_waiting{stage,queue}         jobs that have not reached the stage yet
+//   tasks_lab_latency_oldest_waiting_seconds{stage,queue}  the oldest of them; no sample when none
+//   tasks_lab_latency_target_seconds{stage}        the stage's target
+//   tasks_lab_latency_over_target{stage,queue}     1 when the p95 or the oldest waiting job is past it
 //   tasks_lab_table_rows{table}                    growth: information_schema's ESTIMATE (see below)
 //   tasks_lab_table_bytes{table}                   growth: DATA_LENGTH + INDEX_LENGTH
 //   tasks_lab_redis_keys{prefix,queue}             growth: BullMQ keys under each prefix, per queue
@@ -20,6 +28,12 @@
 // The gauges are filled at scrape time (each gauge's collect()), from ONE read per source
 // shared by every gauge of that scrape: prom-client calls every collect() in the same tick,
 // so the first one starts the read and the others await the same promise.
+//
+// The latencies are gauges over a window, not prom-client histograms, because this process
+// never sees a claim or a finish: the workers do, in their own processes. Histograms would have
+// to be observed in every worker, each exposing its own /metrics, and summed across processes
+// (and lost with a killed worker). The database already holds both instants of every job, so
+// the API reads them when it is scraped; the cost is a bounded read per scrape (src/latency.ts).
 //
 // A source that is down does not turn the scrape into a 500: Prometheus would then lose
 // every metric, the healthy ones included, exactly when they matter. Instead that source's
@@ -43,7 +57,9 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { Gauge, Registry } from 'prom-client';
 import { JOB_STATES } from '@tasks-lab/01-state-machine';
 import { errorMessage } from '@tasks-lab/lab-kit';
+import { readLatency, type LatencyReport, type QueueLatency } from './latency.ts';
 import { readMonitoring, type MonitoringSnapshot } from './monitoring.ts';
+import { MONITORING_DEFAULTS, type MonitoringSettings } from './options.ts';
 
 /**
  * The size of each table of the current database: the estimated rows, and the bytes of its
@@ -78,6 +94,7 @@ export interface RedisKeyCount {
 /** Everything one scrape read: undefined where the source did not answer (its error is kept). */
 export interface ScrapeReadings {
   monitoring?: MonitoringSnapshot;
+  latency?: LatencyReport;
   tables?: TableGrowth[];
   redisKeys?: RedisKeyCount[];
   /** Why a source gave no reading, by source. */
@@ -96,6 +113,8 @@ export interface MetricsOptions {
   database?: string;
   /** How many SCAN calls per prefix at most. @defaultValue MAX_SCAN_CALLS */
   maxScanCalls?: number;
+  /** The latency targets, window and row limit. @defaultValue MONITORING_DEFAULTS (the course-scale values) */
+  settings?: MonitoringSettings;
 }
 
 export interface Metrics {
@@ -112,14 +131,22 @@ export interface Metrics {
 
 export async function readTableGrowth(pool: Pool, database?: string): Promise<TableGrowth[]> {
   const [rows] = await pool.query<RowDataPacket[]>(TABLE_GROWTH, [database ?? null]);
-  return rows.map((row) => ({ table: String(row.table_name), rows: Number(row.table_rows ?? 0), bytes: Number(row.table_bytes ?? 0) }));
+  return rows.map((row) => ({
+    table: String(row.table_name),
+    rows: Number(row.table_rows ?? 0),
+    bytes: Number(row.table_bytes ?? 0),
+  }));
 }
 
 /** `*`, `?`, `[`, `]` and `\` are glob characters in SCAN's MATCH: a prefix is matched literally. */
 const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
 /** Counts the keys under `<prefix>:`, per queue, with at most `maxCalls` SCAN calls. */
-export async function countRedisKeys(redis: Redis, prefix: string, maxCalls: number = MAX_SCAN_CALLS): Promise<RedisKeyCount> {
+export async function countRedisKeys(
+  redis: Redis,
+  prefix: string,
+  maxCalls: number = MAX_SCAN_CALLS,
+): Promise<RedisKeyCount> {
   const byQueue: Record<string, number> = {};
   const start = prefix.length + 1;
   let cursor = '0';
@@ -159,19 +186,26 @@ export async function redisReady(redis: Redis, timeoutMs = 5000): Promise<Redis>
 /** Reads every source once; a source that fails leaves its readings undefined and says why. */
 export async function readScrape(options: MetricsOptions): Promise<ScrapeReadings> {
   const errors: ScrapeReadings['errors'] = {};
-  const mysql = Promise.all([readMonitoring(options.pool), readTableGrowth(options.pool, options.database)]).catch((err: unknown) => {
+  const settings = options.settings ?? MONITORING_DEFAULTS;
+  const mysql = Promise.all([
+    readMonitoring(options.pool),
+    readTableGrowth(options.pool, options.database),
+    readLatency(options.pool, settings),
+  ]).catch((err: unknown) => {
     errors.mysql = sourceFailure(err);
     return undefined;
   });
   const { redis } = options;
   const keys = redis
-    ? Promise.all((options.prefixes ?? []).map((prefix) => countRedisKeys(redis, prefix, options.maxScanCalls))).catch((err: unknown) => {
-        errors.redis = sourceFailure(err);
-        return undefined;
-      })
+    ? Promise.all((options.prefixes ?? []).map((prefix) => countRedisKeys(redis, prefix, options.maxScanCalls))).catch(
+        (err: unknown) => {
+          errors.redis = sourceFailure(err);
+          return undefined;
+        },
+      )
     : Promise.resolve(undefined);
   const [database, redisKeys] = await Promise.all([mysql, keys]);
-  return { monitoring: database?.[0], tables: database?.[1], redisKeys, errors };
+  return { monitoring: database?.[0], tables: database?.[1], latency: database?.[2], redisKeys, errors };
 }
 
 // ---- the gauges --------------------------------------------------------------------
@@ -204,7 +238,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const registers = [registry];
 
   /** A gauge filled from the scrape's readings; `fill` sees the readings after the gauge was emptied. */
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], fill: (g: Gauge<L>, r: ScrapeReadings) => void): Gauge<L> =>
+  const gauge = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    fill: (g: Gauge<L>, r: ScrapeReadings) => void,
+  ): Gauge<L> =>
     new Gauge<L>({
       name,
       help,
@@ -222,36 +261,127 @@ export function createMetrics(options: MetricsOptions): Metrics {
   gauge('tasks_lab_jobs', 'Export jobs per status (query 1).', ['status'], (g, r) => {
     if (r.monitoring) for (const status of JOB_STATES) g.set({ status }, r.monitoring.statusCounts[status]);
   });
-  gauge('tasks_lab_outbox_unpublished', 'Outbox events not yet sent to the broker (query 2).', [], (g, r) => setOrOmit(g, r.monitoring?.unpublished.count));
-  gauge('tasks_lab_outbox_oldest_unpublished_seconds', 'Age of the oldest unsent outbox event; no sample when none is unsent (query 2).', [], (g, r) =>
-    setOrOmit(g, r.monitoring?.unpublished.oldestAgeSeconds),
+  gauge('tasks_lab_outbox_unpublished', 'Outbox events not yet sent to the broker (query 2).', [], (g, r) =>
+    setOrOmit(g, r.monitoring?.unpublished.count),
   );
-  gauge('tasks_lab_expired_leases', 'Running jobs whose lease has passed (query 3).', [], (g, r) => setOrOmit(g, r.monitoring?.expiredLeases));
+  gauge(
+    'tasks_lab_outbox_oldest_unpublished_seconds',
+    'Age of the oldest unsent outbox event; no sample when none is unsent (query 2).',
+    [],
+    (g, r) => setOrOmit(g, r.monitoring?.unpublished.oldestAgeSeconds),
+  );
+  gauge('tasks_lab_expired_leases', 'Running jobs whose lease has passed (query 3).', [], (g, r) =>
+    setOrOmit(g, r.monitoring?.expiredLeases),
+  );
   gauge('tasks_lab_dead_letters', 'Failed jobs per dead-letter reason (query 4).', ['reason'], (g, r) => {
     for (const failure of r.monitoring?.failuresByReason ?? []) g.set({ reason: failure.reason }, failure.failed);
   });
-  gauge('tasks_lab_queued_without_pending', 'Queued jobs with no unsent event (query 5): not necessarily lost.', [], (g, r) =>
-    setOrOmit(g, r.monitoring?.queuedWithoutPending.count),
+  gauge(
+    'tasks_lab_queued_without_pending',
+    'Queued jobs with no unsent event (query 5): not necessarily lost.',
+    [],
+    (g, r) => setOrOmit(g, r.monitoring?.queuedWithoutPending.count),
   );
-  gauge('tasks_lab_queued_without_pending_oldest_seconds', 'Age of the oldest such job\'s last dispatch (or creation); no sample when there is none (query 5).', [], (g, r) =>
-    setOrOmit(g, r.monitoring?.queuedWithoutPending.oldestDispatchAgeSeconds),
+  gauge(
+    'tasks_lab_queued_without_pending_oldest_seconds',
+    "Age of the oldest such job's last dispatch (or creation); no sample when there is none (query 5).",
+    [],
+    (g, r) => setOrOmit(g, r.monitoring?.queuedWithoutPending.oldestDispatchAgeSeconds),
   );
-  gauge('tasks_lab_table_rows', "Rows per table: information_schema's estimate (a trend, not an exact count).", ['table'], (g, r) => {
-    for (const t of r.tables ?? []) g.set({ table: t.table }, t.rows);
-  });
-  gauge('tasks_lab_table_bytes', 'Bytes of data and indexes per table (DATA_LENGTH + INDEX_LENGTH).', ['table'], (g, r) => {
-    for (const t of r.tables ?? []) g.set({ table: t.table }, t.bytes);
-  });
-  gauge('tasks_lab_redis_keys', 'Redis keys under a BullMQ prefix, per queue (bounded SCAN).', ['prefix', 'queue'], (g, r) => {
-    for (const count of r.redisKeys ?? []) for (const [queue, keys] of Object.entries(count.byQueue)) g.set({ prefix: count.prefix, queue }, keys);
-  });
-  gauge('tasks_lab_redis_keys_scan_complete', '1 when the SCAN of a prefix reached its end, 0 when it stopped at its bound (the counts are then a lower bound).', ['prefix'], (g, r) => {
-    for (const count of r.redisKeys ?? []) g.set({ prefix: count.prefix }, count.complete ? 1 : 0);
-  });
-  gauge('tasks_lab_up', '1 when the source answered this scrape, 0 when it did not (its gauges then have no sample).', ['source'], (g, r) => {
-    g.set({ source: 'mysql' }, r.errors.mysql === undefined ? 1 : 0);
-    if (options.redis) g.set({ source: 'redis' }, r.errors.redis === undefined ? 1 : 0);
-  });
+  const eachQueue = (r: ScrapeReadings, set: (stage: string, queue: QueueLatency) => void) => {
+    for (const stage of r.latency?.stages ?? []) for (const queue of stage.queues) set(stage.stage, queue);
+  };
+  gauge(
+    'tasks_lab_latency_seconds',
+    'Percentiles of submit -> first claim (stage start) and submit -> terminal (stage finish) over the window; no sample without jobs.',
+    ['stage', 'queue', 'quantile'],
+    (g, r) =>
+      eachQueue(r, (stage, q) => {
+        for (const [quantile, value] of [
+          ['0.5', q.p50],
+          ['0.95', q.p95],
+          ['0.99', q.p99],
+        ] as const)
+          if (value !== null) g.set({ stage, queue: q.queue, quantile }, value);
+      }),
+  );
+  gauge(
+    'tasks_lab_latency_jobs',
+    'Jobs that reached the stage in the window (what the percentiles cover).',
+    ['stage', 'queue'],
+    (g, r) => eachQueue(r, (stage, q) => g.set({ stage, queue: q.queue }, q.jobs)),
+  );
+  gauge(
+    'tasks_lab_latency_waiting',
+    'Jobs that have not reached the stage yet (never claimed; not terminal).',
+    ['stage', 'queue'],
+    (g, r) => eachQueue(r, (stage, q) => g.set({ stage, queue: q.queue }, q.waiting)),
+  );
+  gauge(
+    'tasks_lab_latency_oldest_waiting_seconds',
+    'Age of the oldest job that has not reached the stage; no sample when there is none.',
+    ['stage', 'queue'],
+    (g, r) =>
+      eachQueue(r, (stage, q) => {
+        if (q.oldestWaitingSeconds !== null) g.set({ stage, queue: q.queue }, q.oldestWaitingSeconds);
+      }),
+  );
+  gauge(
+    'tasks_lab_latency_target_seconds',
+    "The stage's target for its p95 and its oldest waiting job.",
+    ['stage'],
+    (g, r) => {
+      for (const stage of r.latency?.stages ?? []) g.set({ stage: stage.stage }, stage.targetSeconds);
+    },
+  );
+  gauge(
+    'tasks_lab_latency_over_target',
+    "1 when the stage's p95 or its oldest waiting job is past the target, else 0.",
+    ['stage', 'queue'],
+    (g, r) => eachQueue(r, (stage, q) => g.set({ stage, queue: q.queue }, q.verdict === 'over-target' ? 1 : 0)),
+  );
+  gauge(
+    'tasks_lab_table_rows',
+    "Rows per table: information_schema's estimate (a trend, not an exact count).",
+    ['table'],
+    (g, r) => {
+      for (const t of r.tables ?? []) g.set({ table: t.table }, t.rows);
+    },
+  );
+  gauge(
+    'tasks_lab_table_bytes',
+    'Bytes of data and indexes per table (DATA_LENGTH + INDEX_LENGTH).',
+    ['table'],
+    (g, r) => {
+      for (const t of r.tables ?? []) g.set({ table: t.table }, t.bytes);
+    },
+  );
+  gauge(
+    'tasks_lab_redis_keys',
+    'Redis keys under a BullMQ prefix, per queue (bounded SCAN).',
+    ['prefix', 'queue'],
+    (g, r) => {
+      for (const count of r.redisKeys ?? [])
+        for (const [queue, keys] of Object.entries(count.byQueue)) g.set({ prefix: count.prefix, queue }, keys);
+    },
+  );
+  gauge(
+    'tasks_lab_redis_keys_scan_complete',
+    '1 when the SCAN of a prefix reached its end, 0 when it stopped at its bound (the counts are then a lower bound).',
+    ['prefix'],
+    (g, r) => {
+      for (const count of r.redisKeys ?? []) g.set({ prefix: count.prefix }, count.complete ? 1 : 0);
+    },
+  );
+  gauge(
+    'tasks_lab_up',
+    '1 when the source answered this scrape, 0 when it did not (its gauges then have no sample).',
+    ['source'],
+    (g, r) => {
+      g.set({ source: 'mysql' }, r.errors.mysql === undefined ? 1 : 0);
+      if (options.redis) g.set({ source: 'redis' }, r.errors.redis === undefined ? 1 : 0);
+    },
+  );
 
   return {
     registry,
@@ -264,12 +394,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
 /** The growth readings as a few lines for people (`pnpm housekeeping`). */
 export function formatGrowth(readings: ScrapeReadings): string[] {
   const lines: string[] = [];
-  if (readings.tables) for (const t of readings.tables) lines.push(`table ${t.table}: about ${t.rows} rows, ${t.bytes} bytes`);
+  if (readings.tables)
+    for (const t of readings.tables) lines.push(`table ${t.table}: about ${t.rows} rows, ${t.bytes} bytes`);
   else lines.push(`tables: not measured (${readings.errors.mysql ?? 'no reading'})`);
   if (readings.redisKeys) {
     for (const count of readings.redisKeys) {
-      const queues = Object.entries(count.byQueue).map(([queue, keys]) => `${queue} ${keys}`).join(', ') || 'none';
-      lines.push(`redis keys under ${count.prefix}: ${queues}${count.complete ? '' : ' (SCAN stopped at its bound: at least this many)'}`);
+      const queues =
+        Object.entries(count.byQueue)
+          .map(([queue, keys]) => `${queue} ${keys}`)
+          .join(', ') || 'none';
+      lines.push(
+        `redis keys under ${count.prefix}: ${queues}${count.complete ? '' : ' (SCAN stopped at its bound: at least this many)'}`,
+      );
     }
   } else if (readings.errors.redis) lines.push(`redis keys: not counted (${readings.errors.redis})`);
   return lines;
@@ -286,7 +422,8 @@ export interface MetricSample {
 
 const SAMPLE_LINE = /^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
 const LABEL_PAIR = /([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-const unescapeLabel = (value: string): string => value.replace(/\\(["\\n])/g, (_match, c: string) => (c === 'n' ? '\n' : c));
+const unescapeLabel = (value: string): string =>
+  value.replace(/\\(["\\n])/g, (_match, c: string) => (c === 'n' ? '\n' : c));
 
 /** The samples of a Prometheus text exposition (comments and blank lines skipped). */
 export function parseExposition(text: string): MetricSample[] {
@@ -303,6 +440,11 @@ export function parseExposition(text: string): MetricSample[] {
 }
 
 /** The value of the one sample of `name` whose labels include `labels`; undefined when there is none. */
-export function sampleValue(samples: readonly MetricSample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value))?.value;
+export function sampleValue(
+  samples: readonly MetricSample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  return samples.find((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value))
+    ?.value;
 }

@@ -20,11 +20,17 @@
 // Read query 5 together with last_dispatched_at, the unclaimed threshold and next_attempt_at
 // (query 6 shows both) before calling anything lost.
 //
+// GET /monitoring serves them as a report (readMonitoringReport, at the end): the six answers,
+// then the outbox alert (src/alerts.ts) and the latency targets (src/latency.ts).
+//
 // Plain reads on the pool, no transaction and no lock: each query is one statement on its
 // own snapshot (READ COMMITTED), so the six numbers may be a few milliseconds apart. A
 // monitor must never make the service wait; one consistent snapshot is not worth a lock.
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { JOB_STATES, type JobState } from '@tasks-lab/01-state-machine';
+import { outboxAlert, type AlertState } from './alerts.ts';
+import { readLatency, type LatencyReport } from './latency.ts';
+import type { MonitoringSettings } from './options.ts';
 
 /** Query 1. Rows: one per status that has jobs. Parameters: none. */
 export const COUNT_JOBS_BY_STATUS = `
@@ -114,18 +120,21 @@ const count = (value: unknown): number => Number(value);
 export function ageSeconds(value: unknown): number | null {
   if (value === null || value === undefined) return null;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds)) throw new Error(`an age column held ${JSON.stringify(String(value).slice(0, 40))}, not a number`);
+  if (!Number.isFinite(seconds))
+    throw new Error(`an age column held ${JSON.stringify(String(value).slice(0, 40))}, not a number`);
   return seconds;
 }
 
-const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : new Date(value as Date).toISOString());
+const isoOrNull = (value: unknown): string | null =>
+  value === null || value === undefined ? null : new Date(value as Date).toISOString();
 
 function statusCountsOf(rows: RowDataPacket[]): Record<JobState, number> {
   const counts = Object.fromEntries(JOB_STATES.map((status) => [status, 0])) as Record<JobState, number>;
   for (const row of rows) {
     const status = String(row.status);
     // The table's CHECK allows only lesson 01's states; anything else would be a new state nobody taught the monitor.
-    if (!(JOB_STATES as readonly string[]).includes(status)) throw new Error(`export_jobs holds a status the monitor does not know: ${JSON.stringify(status.slice(0, 20))}`);
+    if (!(JOB_STATES as readonly string[]).includes(status))
+      throw new Error(`export_jobs holds a status the monitor does not know: ${JSON.stringify(status.slice(0, 20))}`);
     counts[status as JobState] = count(row.total);
   }
   return counts;
@@ -143,10 +152,16 @@ export async function readMonitoring(pool: Pool): Promise<MonitoringSnapshot> {
   ]);
   return {
     statusCounts: statusCountsOf(byStatus),
-    unpublished: { count: count(unpublished[0]?.unpublished), oldestAgeSeconds: ageSeconds(unpublished[0]?.oldest_unpublished_seconds) },
+    unpublished: {
+      count: count(unpublished[0]?.unpublished),
+      oldestAgeSeconds: ageSeconds(unpublished[0]?.oldest_unpublished_seconds),
+    },
     expiredLeases: count(expired[0]?.expired_leases),
     failuresByReason: failures.map((row) => ({ reason: String(row.reason), failed: count(row.failed) })),
-    queuedWithoutPending: { count: count(queued[0]?.queued_without_pending), oldestDispatchAgeSeconds: ageSeconds(queued[0]?.oldest_dispatch_age) },
+    queuedWithoutPending: {
+      count: count(queued[0]?.queued_without_pending),
+      oldestDispatchAgeSeconds: ageSeconds(queued[0]?.oldest_dispatch_age),
+    },
     oldestActive: oldest.map((row) => ({
       id: String(row.id),
       status: String(row.status) as ActiveJobView['status'],
@@ -169,4 +184,35 @@ export function formatMonitoring(snapshot: MonitoringSnapshot): string[] {
     `failures by reason: ${failures}`,
     `queued without an unsent event: ${snapshot.queuedWithoutPending.count}, oldest dispatch ${age(snapshot.queuedWithoutPending.oldestDispatchAgeSeconds)} ago`,
   ];
+}
+
+// ---- what GET /monitoring serves -----------------------------------------------------
+
+/**
+ * The six answers, then what they are judged against: the outbox alert (lesson 12's second
+ * decision, src/alerts.ts) and the start and finish latencies per queue against their targets
+ * (lesson 16's first, src/latency.ts).
+ */
+export interface MonitoringReport extends MonitoringSnapshot {
+  alerts: AlertState[];
+  latency: LatencyReport;
+}
+
+/** The parts of the report (the can-fail fixtures pass broken ones). */
+export interface MonitoringReportParts {
+  readMonitoring: typeof readMonitoring;
+  readLatency: typeof readLatency;
+  outboxAlert: typeof outboxAlert;
+}
+
+export const REAL_REPORT_PARTS: MonitoringReportParts = { readMonitoring, readLatency, outboxAlert };
+
+export async function readMonitoringReport(
+  pool: Pool,
+  settings: MonitoringSettings,
+  parts: Partial<MonitoringReportParts> = {},
+): Promise<MonitoringReport> {
+  const use = { ...REAL_REPORT_PARTS, ...parts };
+  const [snapshot, latency] = await Promise.all([use.readMonitoring(pool), use.readLatency(pool, settings)]);
+  return { ...snapshot, alerts: [use.outboxAlert(snapshot, settings)], latency };
 }

@@ -7,10 +7,17 @@
 //   OUTBOX_RETENTION_MS        604800000  sent outbox events older than this are deleted (7 days)
 //   JOB_RETENTION_MS           2592000000 terminal jobs untouched this long are deleted (30 days)
 //   ARTIFACT_GRACE_MS          86400000   an artifact no job references is deleted after this (1 day)
+//   TEMP_FILE_GRACE_MS         3600000    a temp file of an interrupted write is deleted after this (1 hour)
 //   HOUSEKEEPING_BATCH         500        rows one housekeeping statement deletes at most
 //   RECOVERY_ALLOWANCE_MS      15000      a recovery's budget is its timers plus this (queue wait, the
 //                                         export itself): with the course's timers, a lease path of
 //                                         30 + 5 + 10 s plus 15 s is the course's 60 s target
+//   UNPUBLISHED_ALERT_MS       60000      an unsent outbox event older than this is an alert
+//                                         (/monitoring, and prometheus/alerts.yml, rendered from it)
+//   START_TARGET_MS            60000      the p95 of submit -> first claim must be within this
+//   FINISH_TARGET_MS           600000     the p95 of submit -> terminal must be within this (10 min)
+//   LATENCY_WINDOW_MS          900000     the percentiles cover the jobs that reached the stage this recently
+//   LATENCY_ROW_LIMIT          5000       rows one percentile read takes at most (the most recent)
 //
 // The processes' settings: lesson 15's, on lab 16's database (tasks_lab16) and prefix (tasks-lab16).
 import { fileURLToPath } from 'node:url';
@@ -38,17 +45,93 @@ export const nudgeChannel = 'tasks-lab16:outbox-nudge';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const LOG_LEVELS: readonly [LogLevel, ...LogLevel[]] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_LEVELS: readonly [LogLevel, ...LogLevel[]] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+] as const;
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * What /monitoring and /metrics judge against: lesson 12's second decision (an event that stays
+ * unsent is an alert) and lesson 16's first (targets for accepting, starting and completing; the
+ * recovery budgets are src/matrix/budget.ts). The course names no value for these; ours are set
+ * from its timers (docs/16-observability.md, "Alerts and latency targets").
+ */
+export const MONITORING_OPTIONS = defineOptions({
+  /**
+   * The oldest unsent outbox event is an alert once it is older than this. Above the publish path's
+   * recovery budget (lesson 12's 30 s claim + 5 s poll + 15 s allowance = 50 s): a healthy publisher
+   * that lost one send has sent it again by then. prometheus/alerts.yml is rendered from this default.
+   * @defaultValue 60000 (60 s)
+   */
+  unpublishedAlertMs: durationMs('UNPUBLISHED_ALERT_MS', 60_000, { min: 1000, max: DAY_MS }),
+  /**
+   * The p95 of submit -> first claim, per queue, must be within this; so must the oldest job still
+   * waiting for its first claim. Lesson 15's unclaimed threshold (60 s) is set from it: a job that
+   * waited longer is treated as lost and woken again.
+   * @defaultValue 60000 (60 s)
+   */
+  startTargetMs: durationMs('START_TARGET_MS', 60_000, { min: 1000, max: DAY_MS }),
+  /**
+   * The p95 of submit -> terminal state, per queue, must be within this; so must the oldest job not
+   * yet terminal. The course's 10-minute deadline: past it a job fails anyway (deadline_exceeded).
+   * @defaultValue 600000 (10 min)
+   */
+  finishTargetMs: durationMs('FINISH_TARGET_MS', 600_000, { min: 1000, max: DAY_MS }),
+  /**
+   * The percentiles cover the jobs that reached the stage (first claim, terminal state) this recently.
+   * Longer than the finish target, short enough that a fix shows within minutes.
+   * @defaultValue 900000 (15 min)
+   */
+  latencyWindowMs: durationMs('LATENCY_WINDOW_MS', 900_000, { min: 1000, max: DAY_MS }),
+  /**
+   * At most this many rows per stage and read (the most recent ones): the percentiles are computed
+   * in TypeScript from a bounded set, and a read says when it reached the bound.
+   * @defaultValue 5000
+   */
+  latencyRowLimit: wholeNumber('LATENCY_ROW_LIMIT', 5000, { min: 10, max: 100_000 }),
+});
+export type MonitoringSettings = ReturnType<typeof MONITORING_OPTIONS.defaults>;
+
+/** The course-scale values of MONITORING_OPTIONS (prometheus/alerts.yml is rendered from these). */
+export const MONITORING_DEFAULTS: Readonly<MonitoringSettings> = MONITORING_OPTIONS.defaults();
+
+/** Reads MONITORING_OPTIONS (from the environment unless told otherwise): the API's /monitoring and /metrics. */
+export function readMonitoringSettings(options: ReadOptions<MonitoringSettings> = {}): MonitoringSettings {
+  return MONITORING_OPTIONS.read(options);
+}
 
 export const OBSERVABILITY_OPTIONS = defineOptions({
   ...RECOVERY_OPTIONS.specs,
+  ...MONITORING_OPTIONS.specs,
+  /** Lesson 12's nudge channel, lab 16's own. @defaultValue nudgeChannel (`tasks-lab16:outbox-nudge`) */
   nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+  /** pino's level for the phase logs. @defaultValue 'info' */
   logLevel: choice('LOG_LEVEL', 'info', LOG_LEVELS),
+  /** Sent outbox events older than this are deleted. @defaultValue 7 * DAY_MS (604800000, 7 days) */
   outboxRetentionMs: durationMs('OUTBOX_RETENTION_MS', 7 * DAY_MS, { min: 0, max: 365 * DAY_MS }),
+  /** Terminal jobs untouched this long are deleted. @defaultValue 30 * DAY_MS (2592000000, 30 days) */
   jobRetentionMs: durationMs('JOB_RETENTION_MS', 30 * DAY_MS, { min: 0, max: 3650 * DAY_MS }),
+  /** An artifact no job references is deleted after this. @defaultValue DAY_MS (86400000, 1 day) */
   artifactGraceMs: durationMs('ARTIFACT_GRACE_MS', DAY_MS, { min: 0, max: 365 * DAY_MS }),
+  /**
+   * A temp file (`<artifact>.tmp-<hex>`) untouched this long is deleted: its writer was killed (a
+   * SIGKILL runs no clean-up). A live writer touches it at every chunk and stops at the next chunk
+   * boundary once its job's deadline (EXPORT_DEADLINE_MS, 10 min) has passed: keep this well above it.
+   * @defaultValue 3600000 (1 hour)
+   */
+  tempFileGraceMs: durationMs('TEMP_FILE_GRACE_MS', 60 * 60 * 1000, { min: 0, max: 365 * DAY_MS }),
+  /** Rows one housekeeping statement deletes at most. @defaultValue 500 */
   housekeepingBatch: wholeNumber('HOUSEKEEPING_BATCH', 500, { min: 1, max: 10_000 }),
+  /**
+   * A recovery's budget is its timers plus this (queue wait, the export itself): with the course's timers a lease
+   * path of 30 + 5 + 10 s plus 15 s is the course's 60 s target. @defaultValue 15000
+   */
   recoveryAllowanceMs: durationMs('RECOVERY_ALLOWANCE_MS', 15_000, { min: 0, max: DAY_MS }),
 });
 export type ObservabilityOptionValues = ReturnType<typeof OBSERVABILITY_OPTIONS.defaults>;
@@ -57,21 +140,31 @@ export type ObservabilityOptionValues = ReturnType<typeof OBSERVABILITY_OPTIONS.
 export const COURSE_TIMINGS: Readonly<ObservabilityOptionValues> = OBSERVABILITY_OPTIONS.defaults();
 
 /** Verify and tests: lesson 15's short timings, and 4 s of allowance on top of a recovery's timers. */
-export const SHORT_TIMINGS: Readonly<Partial<ObservabilityOptionValues>> = { ...RECOVERY_SHORT_TIMINGS, recoveryAllowanceMs: 4000 };
+export const SHORT_TIMINGS: Readonly<Partial<ObservabilityOptionValues>> = {
+  ...RECOVERY_SHORT_TIMINGS,
+  recoveryAllowanceMs: 4000,
+};
 
-/** Reads the options (lesson 15's checks included); `COURSE_TIMINGS=1` puts the course's timings back. */
-export function readObservabilityOptions(options: ReadOptions<ObservabilityOptionValues> = {}): ObservabilityOptionValues {
+/** Reads the options (lesson 15's checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
+export function readObservabilityOptions(
+  options: ReadOptions<ObservabilityOptionValues> = {},
+): ObservabilityOptionValues {
   const values = OBSERVABILITY_OPTIONS.read(options);
   const recovery = readRecoveryOptions({ env: {}, overrides: pickRecovery(values) });
   return { ...values, ...recovery };
 }
 
-export function readShortObservabilityOptions(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ObservabilityOptionValues> = {}): ObservabilityOptionValues {
+export function readShortObservabilityOptions(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<ObservabilityOptionValues> = {},
+): ObservabilityOptionValues {
   return readObservabilityOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
 }
 
 function pickRecovery(values: ObservabilityOptionValues) {
-  return Object.fromEntries(Object.keys(RECOVERY_OPTIONS.specs).map((key) => [key, values[key as keyof ObservabilityOptionValues]]));
+  return Object.fromEntries(
+    Object.keys(RECOVERY_OPTIONS.specs).map((key) => [key, values[key as keyof ObservabilityOptionValues]]),
+  );
 }
 
 export function describeTimings(options: ObservabilityOptionValues): string {
@@ -85,20 +178,36 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
+/** The processes' database. @defaultValue JOBS_DATABASE (`tasks_lab16`) */
 const database = name('JOBS_DATABASE', JOBS_DATABASE);
+/** The processes' BullMQ key prefix. @defaultValue QUEUE_PREFIX (`tasks-lab16`) */
 const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
+/**
+ * Where the workers write artifacts and housekeeping looks for unreferenced ones.
+ * @defaultValue ARTIFACTS_DIR (`labs/16-observability/artifacts`)
+ */
+const artifactsDir = text('ARTIFACTS_DIR', ARTIFACTS_DIR);
 
-export const PUBLISHER_PROCESS_OPTIONS = defineOptions({ ...RECOVERY_PUBLISHER_PROCESS_OPTIONS.specs, database, queuePrefix });
+export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
+  ...RECOVERY_PUBLISHER_PROCESS_OPTIONS.specs,
+  database,
+  queuePrefix,
+});
 export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
 
 export const WORKER_PROCESS_OPTIONS = defineOptions({
   ...RECOVERY_WORKER_PROCESS_OPTIONS.specs,
   database,
   queuePrefix,
-  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
+  artifactsDir,
 });
 export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
 
 /** `pnpm start`, `pnpm scanner` and `pnpm housekeeping`: the database, the prefix and the artifacts folder. */
-export const SERVER_PROCESS_OPTIONS = defineOptions({ ...RECOVERY_SERVER_PROCESS_OPTIONS.specs, database, queuePrefix, artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR) });
+export const SERVER_PROCESS_OPTIONS = defineOptions({
+  ...RECOVERY_SERVER_PROCESS_OPTIONS.specs,
+  database,
+  queuePrefix,
+  artifactsDir,
+});
 export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;

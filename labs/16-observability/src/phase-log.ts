@@ -93,11 +93,35 @@ export const PHASE_EVENT = 'export_phase';
 export const MAX_TEXT = 200;
 
 /** pino's redaction, the second net (paths in pino's syntax: `*.x` is x one level down). */
-export const REDACT_PATHS = ['snapshot', '*.snapshot', 'description', '*.description', 'password', '*.password', 'authorization', '*.authorization'];
+export const REDACT_PATHS = [
+  'snapshot',
+  '*.snapshot',
+  'description',
+  '*.description',
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+];
 
 const EXTRA_KEY = /^[a-z][a-z0-9_]{0,39}$/;
 /** Keys an extra may not take: the fields above, and what pino itself writes. */
-const FIELD_KEYS = new Set(['job_id', 'phase', 'message_id', 'lease_token', 'attempt', 'trace_id', 'span_id', 'err', 'event', 'component', 'level', 'time', 'pid', 'msg']);
+const FIELD_KEYS = new Set([
+  'job_id',
+  'phase',
+  'message_id',
+  'lease_token',
+  'attempt',
+  'trace_id',
+  'span_id',
+  'err',
+  'event',
+  'component',
+  'level',
+  'time',
+  'pid',
+  'msg',
+]);
 
 const cut = (text: string): string => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
 
@@ -123,7 +147,10 @@ export function safeError(err: unknown): SafeError {
 function describeError(err: unknown): SafeError {
   if (!(err instanceof Error)) {
     // A thrown string is cut; a thrown object (a row?) is not shown at all.
-    return { type: typeof err, message: typeof err === 'string' ? cut(err) : `a thrown ${err === null ? 'null' : typeof err}` };
+    return {
+      type: typeof err,
+      message: typeof err === 'string' ? cut(err) : `a thrown ${err === null ? 'null' : typeof err}`,
+    };
   }
   const { code, errno } = err as { code?: unknown; errno?: unknown };
   return {
@@ -140,10 +167,18 @@ function describeError(err: unknown): SafeError {
  */
 function safeMessages(this: pino.Logger, args: Parameters<pino.LogFn>, method: pino.LogFn): void {
   const [first, second] = args as unknown[];
-  const err = first instanceof Error ? first : first !== null && typeof first === 'object' ? (first as { err?: unknown }).err : undefined;
-  if (err === undefined || typeof second === 'string') return method.apply(this, args);
+  const err =
+    first instanceof Error
+      ? first
+      : first !== null && typeof first === 'object'
+        ? (first as { err?: unknown }).err
+        : undefined;
+  if (err === undefined || typeof second === 'string') {
+    method.apply(this, args);
+    return;
+  }
   const fields = first instanceof Error ? { err } : (first as object);
-  return method.apply(this, [fields, safeError(err).message] as unknown as Parameters<pino.LogFn>);
+  method.apply(this, [fields, safeError(err).message] as unknown as Parameters<pino.LogFn>);
 }
 
 /** The allow-list: the known fields in a fixed order, then plain extras under plain keys. */
@@ -161,7 +196,8 @@ function phaseLine(record: PhaseFields & Record<string, unknown>): Record<string
   for (const [key, value] of Object.entries(record)) {
     if (FIELD_KEYS.has(key) || !EXTRA_KEY.test(key)) continue;
     if (typeof value === 'string') line[key] = cut(value);
-    else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' || value === null) line[key] = value;
+    else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' || value === null)
+      line[key] = value;
     // Anything else (an object, an array, a function) is dropped: that is where a snapshot would hide.
   }
   return line;

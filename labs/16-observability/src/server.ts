@@ -10,7 +10,7 @@
 //   curl localhost:8000/monitoring       the course's six queries as JSON
 //   LOG_LEVEL=warn pnpm start            no `accepted` lines
 import type { Express } from 'express';
-import { runMain } from '@tasks-lab/lab-kit';
+import { runMain, type HttpTimeouts } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { runServerProcess } from '@tasks-lab/13-admission';
 import { SHUTDOWN_GRACE_MS } from '@tasks-lab/15-recovery';
@@ -21,8 +21,14 @@ import { createPhaseLogger } from './phase-log.ts';
 export { SHUTDOWN_GRACE_MS };
 
 /** Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the Redis client. */
-export function startServer(port: number, options: AppOptions, app: Express = createApp(options)): Promise<RunningServer> {
-  return listen(app, port);
+export function startServer(
+  port: number,
+  options: AppOptions,
+  app: Express = createApp(options),
+  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
+  timeouts: Partial<HttpTimeouts> = {},
+): Promise<RunningServer> {
+  return listen(app, port, timeouts);
 }
 
 async function main(): Promise<void> {
@@ -34,7 +40,8 @@ async function main(): Promise<void> {
     database: settings.database,
     port: settings.port,
     options,
-    createApp: (appOptions, services) => createApp({ ...appOptions, redis: services.redis, queuePrefixes: [settings.queuePrefix], logger }),
+    createApp: (appOptions, services) =>
+      createApp({ ...appOptions, redis: services.redis, queuePrefixes: [settings.queuePrefix], logger }),
     describe: describeTimings,
   });
 }

@@ -28,8 +28,14 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { decodeSnapshot, type Snapshot } from '@tasks-lab/11-mysql-leases';
+import { displayPath } from './display-path.ts';
 
-export type TerminalVerdictKind = 'artifact-verified' | 'terminal-without-artifact' | 'not-terminal' | 'missing' | 'mismatch';
+export type TerminalVerdictKind =
+  | 'artifact-verified'
+  | 'terminal-without-artifact'
+  | 'not-terminal'
+  | 'missing'
+  | 'mismatch';
 
 export interface TerminalVerdict {
   jobId: string;
@@ -83,29 +89,41 @@ export function isInside(root: string, target: string): boolean {
 }
 
 /** The real path of the artifact, or the problem with it. Nothing outside the folder is read. */
-async function locateArtifact(artifactsDir: string, resultRef: string): Promise<{ path: string } | { problem: string }> {
+async function locateArtifact(
+  artifactsDir: string,
+  resultRef: string,
+): Promise<{ path: string } | { problem: string }> {
   const root = await realpath(artifactsDir).catch(() => undefined);
   if (!root) return { problem: `the artifacts folder ${artifactsDir} does not exist` };
   // result_ref is a file name in the folder (lesson 11); resolve() also turns `../x` or an absolute path into where it really points.
   const named = resolve(root, resultRef);
-  if (!isInside(root, named)) return { problem: `result_ref ${JSON.stringify(resultRef.slice(0, 120))} points outside the artifacts folder` };
-  const real = await realpath(named).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : Promise.reject(err)));
+  if (!isInside(root, named))
+    return { problem: `result_ref ${JSON.stringify(resultRef.slice(0, 120))} points outside the artifacts folder` };
+  const real = await realpath(named).catch((err: NodeJS.ErrnoException) =>
+    err.code === 'ENOENT' ? null : Promise.reject(err),
+  );
   if (real === null) return { problem: `the artifact ${JSON.stringify(resultRef.slice(0, 120))} does not exist` };
   // A symlink inside the folder that leads out of it (a shared folder mounted elsewhere must be configured as the folder itself).
-  if (!isInside(root, real)) return { problem: `result_ref ${JSON.stringify(resultRef.slice(0, 120))} resolves (through a symlink) outside the artifacts folder` };
+  if (!isInside(root, real))
+    return {
+      problem: `result_ref ${JSON.stringify(resultRef.slice(0, 120))} resolves (through a symlink) outside the artifacts folder`,
+    };
   return { path: real };
 }
 
 /** Where two parsed values first differ, by row and key: enough to find it, without quoting a product. */
 export function firstDifference(expected: readonly Snapshot[], actual: unknown): string {
-  if (!Array.isArray(actual)) return `the file holds ${actual === null ? 'null' : typeof actual}, not an array of products`;
+  if (!Array.isArray(actual))
+    return `the file holds ${actual === null ? 'null' : typeof actual}, not an array of products`;
   if (actual.length !== expected.length) return `the file holds ${actual.length} rows, the snapshot ${expected.length}`;
   for (const [index, want] of expected.entries()) {
     const got: unknown = actual[index];
     if (got === null || typeof got !== 'object' || Array.isArray(got)) return `row ${index} is not an object`;
     const keys = new Set([...Object.keys(want), ...Object.keys(got)]);
     for (const key of keys) {
-      if (!isDeepStrictEqual((want as unknown as Record<string, unknown>)[key], (got as Record<string, unknown>)[key])) {
+      if (
+        !isDeepStrictEqual((want as unknown as Record<string, unknown>)[key], (got as Record<string, unknown>)[key])
+      ) {
         return `row ${index} (product ${want.id}): "${key.slice(0, 40)}" differs`;
       }
     }
@@ -114,16 +132,21 @@ export function firstDifference(expected: readonly Snapshot[], actual: unknown):
 }
 
 /** The succeeded job's file, checked against its row. */
-async function checkArtifact(row: TerminalRow, artifactsDir: string): Promise<Pick<TerminalVerdict, 'problems' | 'artifactPath' | 'artifactSha256'>> {
+async function checkArtifact(
+  row: TerminalRow,
+  artifactsDir: string,
+): Promise<Pick<TerminalVerdict, 'problems' | 'artifactPath' | 'artifactSha256'>> {
   const problems: string[] = [];
   if (row.cancelRequested) problems.push('cancel_requested is set on a succeeded job');
   if (row.resultRef === null) return { problems: [...problems, 'succeeded, but result_ref is NULL'] };
   const located = await locateArtifact(artifactsDir, row.resultRef);
   if ('problem' in located) return { problems: [...problems, located.problem] };
   const stats = await stat(located.path);
-  if (!stats.isFile()) return { problems: [...problems, 'the artifact is not a regular file'], artifactPath: located.path };
+  if (!stats.isFile())
+    return { problems: [...problems, 'the artifact is not a regular file'], artifactPath: located.path };
   const size = stats.size;
-  if (size > MAX_ARTIFACT_BYTES) return { problems: [...problems, `the artifact is ${size} bytes: not an export`], artifactPath: located.path };
+  if (size > MAX_ARTIFACT_BYTES)
+    return { problems: [...problems, `the artifact is ${size} bytes: not an export`], artifactPath: located.path };
   const bytes = await readFile(located.path);
   const artifactSha256 = createHash('sha256').update(bytes).digest('hex');
   let value: unknown;
@@ -133,8 +156,10 @@ async function checkArtifact(row: TerminalRow, artifactsDir: string): Promise<Pi
     return { problems: [...problems, 'the artifact is not valid JSON'], artifactPath: located.path, artifactSha256 };
   }
   const snapshot = decodeSnapshot(row.snapshot);
-  if (!isDeepStrictEqual(value, snapshot)) problems.push(`the artifact's value is not the snapshot: ${firstDifference(snapshot, value)}`);
-  if (row.resultRows !== null && Array.isArray(value) && value.length !== row.resultRows) problems.push(`result_rows is ${row.resultRows}, the file holds ${value.length} rows`);
+  if (!isDeepStrictEqual(value, snapshot))
+    problems.push(`the artifact's value is not the snapshot: ${firstDifference(snapshot, value)}`);
+  if (row.resultRows !== null && Array.isArray(value) && value.length !== row.resultRows)
+    problems.push(`result_rows is ${row.resultRows}, the file holds ${value.length} rows`);
   return { problems, artifactPath: located.path, artifactSha256 };
 }
 
@@ -146,21 +171,28 @@ export async function verifyTerminal(pool: Pool, jobId: string, artifactsDir: st
   const base = { jobId, status: row.status, attempts: row.attempts };
   if (row.status === 'queued' || row.status === 'running') return { ...base, verdict: 'not-terminal', problems: [] };
   if (row.status === 'failed' || row.status === 'cancelled') {
-    const problems = row.resultRef === null ? [] : [`${row.status}, but result_ref names ${JSON.stringify(row.resultRef.slice(0, 120))}`];
+    const problems =
+      row.resultRef === null
+        ? []
+        : [`${row.status}, but result_ref names ${JSON.stringify(row.resultRef.slice(0, 120))}`];
     return { ...base, verdict: problems.length === 0 ? 'terminal-without-artifact' : 'mismatch', problems };
   }
-  if (row.status !== 'succeeded') return { ...base, verdict: 'mismatch', problems: [`unknown status ${JSON.stringify(row.status.slice(0, 20))}`] };
+  if (row.status !== 'succeeded')
+    return { ...base, verdict: 'mismatch', problems: [`unknown status ${JSON.stringify(row.status.slice(0, 20))}`] };
   const checked = await checkArtifact(row, artifactsDir);
   return { ...base, verdict: checked.problems.length === 0 ? 'artifact-verified' : 'mismatch', ...checked };
 }
 
-/** The course's output: `state … attempts …`, then `artifact verified` / `terminal without published artifact` / the problems. */
+/**
+ * The course's output: `state … attempts …`, then `artifact verified` / `terminal without published artifact` / the problems.
+ * The artifact's path is shown relative to the current folder when inside it (`artifacts/<job>.<token>.json`).
+ */
 export function describeVerdict(verdict: TerminalVerdict): string[] {
   if (verdict.verdict === 'missing') return [`job ${verdict.jobId}: no such job`];
   const lines = [`state ${verdict.status} attempts ${verdict.attempts}`];
   switch (verdict.verdict) {
     case 'artifact-verified':
-      lines.push(`artifact verified: ${verdict.artifactPath} (sha256 ${verdict.artifactSha256})`);
+      lines.push(`artifact verified: ${displayPath(verdict.artifactPath ?? '')} (sha256 ${verdict.artifactSha256})`);
       break;
     case 'terminal-without-artifact':
       lines.push('terminal without published artifact');

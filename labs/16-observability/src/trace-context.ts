@@ -46,7 +46,11 @@ export async function stampJobTrace(tx: PoolConnection, jobId: string, trace: Tr
  * Lesson 13's admitExport, with the current trace (or a new one) written on the job in the
  * same transaction. A step the caller passes (lesson 14's time slot) still runs, first.
  */
-export async function admitTraced(pool: Pool, productIds: readonly number[], options: AdmitOptions = {}): Promise<AdmitResult> {
+export async function admitTraced(
+  pool: Pool,
+  productIds: readonly number[],
+  options: AdmitOptions = {},
+): Promise<AdmitResult> {
   const trace = currentTrace() ?? continueOrStart(undefined);
   const callerStep = options.afterJobInsert;
   return admitExport(pool, productIds, {

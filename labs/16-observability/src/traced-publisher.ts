@@ -19,7 +19,14 @@
 // Tracing never stops work: if that read fails, the events are sent without a traceparent.
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { EXPORT_JOB_NAME, enqueue } from '@tasks-lab/08-broker-worker';
-import { InvalidWakeUpError, parseWakeUp, WAKE_UP_JOB_OPTIONS, type WakeUpJob, type WakeUpMessage, type WakeUpQueue } from '@tasks-lab/11-mysql-leases';
+import {
+  InvalidWakeUpError,
+  parseWakeUp,
+  WAKE_UP_JOB_OPTIONS,
+  type WakeUpJob,
+  type WakeUpMessage,
+  type WakeUpQueue,
+} from '@tasks-lab/11-mysql-leases';
 import { claimEvents, PUBLISHER_PARTS, type ClaimedEvent, type PublisherParts } from '@tasks-lab/12-outbox';
 import { dispatchRecordingParts } from '@tasks-lab/15-recovery';
 import type { PhaseLogger } from './phase-log.ts';
@@ -52,9 +59,13 @@ const ALLOWED_KEYS = new Set(['job_id', 'traceparent']);
  * traceparent is dropped (tracing must not refuse work): the delivery runs without a trace.
  */
 export function parseTracedWakeUp(data: unknown): { message: WakeUpMessage; trace?: TraceParent } {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InvalidWakeUpError('got something that is not an object');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new InvalidWakeUpError('got something that is not an object');
   const keys = Object.keys(data);
-  if (!keys.every((key) => ALLOWED_KEYS.has(key))) throw new InvalidWakeUpError(`got the fields ${JSON.stringify(keys.slice(0, 5))} (lesson 16 adds only "traceparent")`);
+  if (!keys.every((key) => ALLOWED_KEYS.has(key)))
+    throw new InvalidWakeUpError(
+      `got the fields ${JSON.stringify(keys.slice(0, 5))} (lesson 16 adds only "traceparent")`,
+    );
   const { job_id: jobId, traceparent } = data as { job_id?: unknown; traceparent?: unknown };
   const message = parseWakeUp({ job_id: jobId });
   const trace = parseTraceParent(traceparent);
@@ -68,18 +79,27 @@ function validTracedWakeUp(data: unknown): TracedWakeUp {
 }
 
 /** Lesson 12's claim, then the traces of the claimed events' jobs (see the header). */
-export async function claimTracedEvents(pool: Pool, options: { batch: number; claimMs: number }, logger?: PhaseLogger): Promise<TracedEvent[]> {
+export async function claimTracedEvents(
+  pool: Pool,
+  options: { batch: number; claimMs: number },
+  logger?: PhaseLogger,
+): Promise<TracedEvent[]> {
   const events = await claimEvents(pool, options);
   if (events.length === 0) return events;
   try {
     const [rows] = await pool.query<RowDataPacket[]>(READ_EVENT_TRACES, [events.map((event) => event.eventId)]);
-    const traces = new Map(rows.map((row) => [String(row.event_id), row.trace_parent === null ? undefined : String(row.trace_parent)]));
+    const traces = new Map(
+      rows.map((row) => [String(row.event_id), row.trace_parent === null ? undefined : String(row.trace_parent)]),
+    );
     return events.map((event) => {
       const traceParent = traces.get(event.eventId);
       return traceParent ? { ...event, traceParent } : event;
     });
   } catch (err) {
-    logger?.pino.warn({ err }, `reading the traces of ${events.length} claimed event(s) failed: they are sent without one`);
+    logger?.pino.warn(
+      { err },
+      `reading the traces of ${events.length} claimed event(s) failed: they are sent without one`,
+    );
     return events;
   }
 }
@@ -88,11 +108,21 @@ export async function claimTracedEvents(pool: Pool, options: { batch: number; cl
  * Sends one event's wake-up: `{ job_id, traceparent }` (a child span of the job's trace), BullMQ
  * job id = the event id, lesson 11's job options. Logs `dispatched` once the broker accepted it.
  */
-export async function sendTracedWakeUp(queue: WakeUpQueue, event: TracedEvent, logger?: PhaseLogger): Promise<WakeUpJob> {
+export async function sendTracedWakeUp(
+  queue: WakeUpQueue,
+  event: TracedEvent,
+  logger?: PhaseLogger,
+): Promise<WakeUpJob> {
   const parent = parseTraceParent(event.traceParent);
   const span = parent ? childSpan(parent) : undefined;
-  const data: TracedWakeUp = span ? { job_id: event.jobId, traceparent: formatTraceParent(span) } : { job_id: event.jobId };
-  const sent = await enqueue(queue, EXPORT_JOB_NAME, data, { jobId: event.eventId, validate: validTracedWakeUp, jobOptions: WAKE_UP_JOB_OPTIONS });
+  const data: TracedWakeUp = span
+    ? { job_id: event.jobId, traceparent: formatTraceParent(span) }
+    : { job_id: event.jobId };
+  const sent = await enqueue(queue, EXPORT_JOB_NAME, data, {
+    jobId: event.eventId,
+    validate: validTracedWakeUp,
+    jobOptions: WAKE_UP_JOB_OPTIONS,
+  });
   logger?.phase({
     job_id: event.jobId,
     phase: 'dispatched',
@@ -110,7 +140,10 @@ export async function sendTracedWakeUp(queue: WakeUpQueue, event: TracedEvent, l
  * with the traced claim and send. `confirmFaults`: the confirmation's fault point, as lesson 15's
  * publisher process passes it.
  */
-export function tracedPublisherParts(logger?: PhaseLogger, confirmFaults?: Parameters<typeof dispatchRecordingParts>[0]): PublisherParts {
+export function tracedPublisherParts(
+  logger?: PhaseLogger,
+  confirmFaults?: Parameters<typeof dispatchRecordingParts>[0],
+): PublisherParts {
   return {
     ...PUBLISHER_PARTS,
     ...dispatchRecordingParts(confirmFaults),

@@ -42,7 +42,10 @@ const startApi = (log: (line: string) => void) =>
     pool: db.pool,
     nudge: () => publishNudge(redis, { channel: nudgeChannel }),
     redis,
-    logger: createPhaseLogger({ component: 'api', destination: { write: (chunk: string) => void phaseLines.push(chunk) } }),
+    logger: createPhaseLogger({
+      component: 'api',
+      destination: { write: (chunk: string) => void phaseLines.push(chunk) },
+    }),
     onSchedule: (result) => log(describeSchedule(result)),
     onRecoveryRequest: log,
     log,
@@ -85,7 +88,11 @@ describe('hostile traceparent headers', () => {
 
   it('When POST /exports carries a hostile traceparent, Then 202 with a NEW valid trace, never a 4xx or 5xx because of tracing [test:hostile-traceparent-ignored]', async () => {
     for (const [what, header] of HOSTILE) {
-      const answer = await sendRaw(api.url, '/exports', { method: 'POST', headers: { 'content-type': 'application/json', traceparent: header }, body: '{"product_ids": [1, 2]}' });
+      const answer = await sendRaw(api.url, '/exports', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: header },
+        body: '{"product_ids": [1, 2]}',
+      });
       expect(answer.status, `${what}: ${answer.text.slice(0, 120)}`).toBe(202);
       const trace = parseTraceParent(answer.headers.traceparent);
       expect(trace, `${what}: answered traceparent ${String(answer.headers.traceparent)}`).toBeDefined();
@@ -107,7 +114,11 @@ describe('hostile traceparent headers', () => {
       expect(read.status, what).toBe(404);
       const metrics = await sendRaw(api.url, '/metrics', { headers: { traceparent: header } });
       expect(metrics.status, what).toBe(200);
-      const bad = await sendRaw(api.url, '/exports', { method: 'POST', headers: { 'content-type': 'application/json', traceparent: header }, body: '{"product_ids": "x"}' });
+      const bad = await sendRaw(api.url, '/exports', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: header },
+        body: '{"product_ids": "x"}',
+      });
       expect(bad.status, what).toBe(422);
     }
   });

@@ -24,7 +24,10 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   db = await freshDatabase('apphttp');
-  const logger = createPhaseLogger({ component: 'api', destination: { write: (chunk: string) => void (logged += chunk) } });
+  const logger = createPhaseLogger({
+    component: 'api',
+    destination: { write: (chunk: string) => void (logged += chunk) },
+  });
   api = await startServer(0, { pool: db.pool, nudge: async () => {}, logger, log: (line) => lines.push(line) });
 });
 afterAll(async () => {
@@ -32,8 +35,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function submit(headers: Record<string, string> = {}): Promise<{ status: number; traceparent: string | null; jobId: string }> {
-  const response = await fetch(`${api.url}/exports`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ product_ids: [1, 2] }) });
+async function submit(
+  headers: Record<string, string> = {},
+): Promise<{ status: number; traceparent: string | null; jobId: string }> {
+  const response = await fetch(`${api.url}/exports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ product_ids: [1, 2] }),
+  });
   const body = (await response.json()) as { id: string };
   return { status: response.status, traceparent: response.headers.get('traceparent'), jobId: body.id };
 }
@@ -53,7 +62,13 @@ describe('trace context', () => {
     expect(await traceOfJob(answer.jobId)).toBe(answer.traceparent);
     const accepted = parsePhaseLines(logged).filter((line) => line.job_id === answer.jobId);
     expect(accepted).toHaveLength(1);
-    expect(accepted[0]).toMatchObject({ phase: 'accepted', component: 'api', trace_id: trace?.traceId, span_id: trace?.spanId, queue: 'exports.fast' });
+    expect(accepted[0]).toMatchObject({
+      phase: 'accepted',
+      component: 'api',
+      trace_id: trace?.traceId,
+      span_id: trace?.spanId,
+      queue: 'exports.fast',
+    });
   });
 
   it('When the traceparent is invalid, Then it is ignored: 202 with a new trace, written on the job [test:http-invalid-traceparent-new-trace]', async () => {

@@ -3,7 +3,7 @@
 // what points at them (and the failed job a replay names), the grace on unreferenced files.
 // States come from the real parts; ages are named UPDATEs and utimes, as in the checks.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
@@ -12,11 +12,18 @@ import { sleep } from '@tasks-lab/lab-kit';
 import { artifactName } from '@tasks-lab/11-mysql-leases';
 import { FAST_QUEUE, finishAndLeave } from '@tasks-lab/13-admission';
 import { scheduleOnce } from '@tasks-lab/14-schedule-slots';
-import { claimOrWait, recoverBatch, replayJob, requestCancel } from '@tasks-lab/15-recovery';
+import { claimOrWait, recoverBatch, replayJob, requestCancel, writeArtifactInChunks } from '@tasks-lab/15-recovery';
 import { MARK_EVENTS_SENT_AGO } from '@tasks-lab/15-recovery';
 import { AGE_JOB, EVENTS_OF_JOB } from '../scripts/monitoring-scenarios.ts';
 import { withFreshDatabase } from '../src/database.ts';
-import { pruneOrphanArtifacts, pruneSentOutbox, pruneTerminalJobs, runHousekeeping } from '../src/housekeeping.ts';
+import {
+  formatHousekeeping,
+  pruneOrphanArtifacts,
+  pruneSentOutbox,
+  pruneTerminalJobs,
+  runHousekeeping,
+  TEMP_FILE_GRACE_MS,
+} from '../src/housekeeping.ts';
 import { admitTraced } from '../src/trace-context.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -42,9 +49,11 @@ const COUNT_OF_JOB = {
 };
 
 const submit = async (pool: Pool) => (await admitTraced(pool, [1, 2])).jobId;
-const countOf = async (pool: Pool, sql: string, params: unknown[] = []) => Number((await pool.query<RowDataPacket[]>(sql, params))[0][0]?.n);
+const countOf = async (pool: Pool, sql: string, params: unknown[] = []) =>
+  Number((await pool.query<RowDataPacket[]>(sql, params))[0][0]?.n);
 const jobIds = async (pool: Pool) => (await pool.query<RowDataPacket[]>(JOB_IDS))[0].map((row) => String(row.id));
-const eventIds = async (pool: Pool, jobId: string) => (await pool.query<RowDataPacket[]>(EVENTS_OF_JOB, [jobId]))[0].map((row) => String(row.id));
+const eventIds = async (pool: Pool, jobId: string) =>
+  (await pool.query<RowDataPacket[]>(EVENTS_OF_JOB, [jobId]))[0].map((row) => String(row.id));
 
 /** A job with `extra` more events after its first; every event sent `sentAgoMs` ago. Returns [first, ...extras]. */
 async function jobWithSentEvents(pool: Pool, extra: number, sentAgoMs: number): Promise<string[]> {
@@ -74,7 +83,7 @@ async function fileAged(dir: string, name: string, ageMs: number): Promise<void>
 }
 
 describe('pruneSentOutbox', () => {
-  it('When sent events are older and younger than the retention, Then only the older go, never an unsent one, never a job\'s first [test:prune-respects-retention]', async () => {
+  it("When sent events are older and younger than the retention, Then only the older go, never an unsent one, never a job's first [test:prune-respects-retention]", async () => {
     await withFreshDatabase('hkretention', async ({ pool }) => {
       const [oldFirst, oldSecond] = await jobWithSentEvents(pool, 1, 2 * HOUR_MS);
       const [, youngSecond] = await jobWithSentEvents(pool, 1, 30 * 60 * 1000);
@@ -180,9 +189,82 @@ describe('pruneOrphanArtifacts', () => {
     });
   });
 
+  it("When a killed writer's temp file is older than the temp grace and a live worker is writing another, Then only the old one goes; the finished artifact stays, and the live write still completes [test:temp-file-grace-spares-live-writer]", async () => {
+    await withFreshDatabase('hktempfiles', async ({ pool }) => {
+      const dir = await scratchDir();
+      // A finished export: written, published, and old.
+      const doneId = await submit(pool);
+      const done = await claimOrWait(pool, doneId, { leaseMs: 30_000, maxAttempts: 3 });
+      if (done.outcome !== 'claimed') throw new Error('no claim');
+      const finished = artifactName(doneId, done.job.token);
+      await writeArtifactInChunks(dir, finished, done.job.snapshot, { chunkRows: 1, canContinue: async () => true });
+      expect(await finishAndLeave(pool, doneId, done.job.token, finished)).toBe(true);
+      await fileAged(dir, finished, 40 * DAY_MS);
+      // A worker killed while writing, two hours ago: its temp file was never renamed nor removed.
+      const killed = `${artifactName(randomUUID(), randomUUID())}.tmp-${randomBytes(6).toString('hex')}`;
+      await fileAged(dir, killed, 2 * HOUR_MS);
+      // A live worker, paused between its first and second chunk: its temp file is on disk now.
+      const liveId = await submit(pool);
+      const live = await claimOrWait(pool, liveId, { leaseMs: 30_000, maxAttempts: 3 });
+      if (live.outcome !== 'claimed') throw new Error('no claim');
+      let resume!: () => void;
+      const paused = new Promise<void>((resolve) => (resume = resolve));
+      let atSecondChunk!: () => void;
+      const reachedSecondChunk = new Promise<void>((resolve) => (atSecondChunk = resolve));
+      const writing = writeArtifactInChunks(dir, artifactName(liveId, live.job.token), live.job.snapshot, {
+        chunkRows: 1,
+        canContinue: async () => true,
+        beforeChunk: async (index) => {
+          if (index !== 1) return;
+          atSecondChunk();
+          await paused;
+        },
+      });
+      await reachedSecondChunk;
+      const liveTemp = (await readdir(dir)).find(
+        (name) => name.startsWith(artifactName(liveId, live.job.token)) && name.includes('.tmp-'),
+      );
+      expect(liveTemp).toBeDefined();
+
+      // The default temp grace (an hour): the 2-hour-old temp file goes, the live one stays.
+      expect(TEMP_FILE_GRACE_MS).toBe(HOUR_MS);
+      const report = await runHousekeeping(pool, dir, {
+        outboxRetentionMs: DAY_MS,
+        jobRetentionMs: 30 * DAY_MS,
+        artifactGraceMs: DAY_MS,
+        batch: 10,
+      });
+      expect(report.artifacts).toMatchObject({ deleted: 1, temporaryDeleted: 1, keptReferenced: 1, keptYoung: 1 });
+      expect((await readdir(dir)).sort()).toEqual([finished, liveTemp!].sort());
+      expect(formatHousekeeping(report)).toContain('temp files of interrupted writes deleted: 1');
+
+      // The live writer goes on, unharmed: its rename finds its temp file.
+      resume();
+      expect(await writing).toMatchObject({ completed: true });
+      expect(JSON.parse(await readFile(join(dir, artifactName(liveId, live.job.token)), 'utf8'))).toEqual(
+        live.job.snapshot,
+      );
+      // A shorter temp grace is an option: a 10-minute one keeps a 5-minute-old temp file, not a 20-minute-old one.
+      const five = `${artifactName(randomUUID(), randomUUID())}.tmp-aaaaaa`;
+      const twenty = `${artifactName(randomUUID(), randomUUID())}.tmp-bbbbbb`;
+      await fileAged(dir, five, 5 * 60 * 1000);
+      await fileAged(dir, twenty, 20 * 60 * 1000);
+      expect(await pruneOrphanArtifacts(pool, dir, { graceMs: DAY_MS, tempGraceMs: 10 * 60 * 1000 })).toMatchObject({
+        temporaryDeleted: 1,
+      });
+      expect(await readdir(dir)).toContain(five);
+      expect(await readdir(dir)).not.toContain(twenty);
+    });
+  });
+
   it('When the artifacts folder does not exist yet, Then the prune finds nothing and does not fail [test:orphan-missing-folder]', async () => {
     await withFreshDatabase('hknofolder', async ({ pool }) => {
-      const report = await runHousekeeping(pool, join(root, 'never-created'), { outboxRetentionMs: DAY_MS, jobRetentionMs: DAY_MS, artifactGraceMs: DAY_MS, batch: 10 });
+      const report = await runHousekeeping(pool, join(root, 'never-created'), {
+        outboxRetentionMs: DAY_MS,
+        jobRetentionMs: DAY_MS,
+        artifactGraceMs: DAY_MS,
+        batch: 10,
+      });
       expect(report).toMatchObject({ outboxDeleted: 0, jobsDeleted: 0, artifactsDeleted: 0 });
     });
   });

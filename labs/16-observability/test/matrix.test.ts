@@ -74,38 +74,68 @@ describe('summary and recovery text', () => {
   it('When some rows ran and one could not, Then every case is listed in order, the unrun ones as not_run with their reason, and the totals add up [test:matrix-summary-not-run]', () => {
     const records = [
       record('db-fails-before-commit'),
-      record('worker-killed-holding-lease', { result: 'not_run', reason: 'the worker script x does not exist', observed: 'not run: the worker script x does not exist', job_id: null }),
-      record('cancel', { result: 'fail', observed: 'final: running | twice (EXPECTED cancelled)', recovery_seconds: null }),
+      record('worker-killed-holding-lease', {
+        result: 'not_run',
+        reason: 'the worker script x does not exist',
+        observed: 'not run: the worker script x does not exist',
+        job_id: null,
+      }),
+      record('cancel', {
+        result: 'fail',
+        observed: 'final: running | twice (EXPECTED cancelled)',
+        recovery_seconds: null,
+      }),
       record('broker-down-at-submit', { recovery_seconds: 1.5 }),
     ];
     const md = renderSummary(records, { generatedAt: new Date('2026-01-01T10:00:00Z') });
     const rows = md.split('\n').filter((line) => /^\| \d+ \|/.test(line));
     expect(rows.map((line) => line.split('|')[2]!.trim())).toEqual(MATRIX_CASES.map((c) => c.id));
-    expect(md).toContain('| 1 | db-fails-before-commit | fault-point | pass | - | 0f1e2d3c | [json](./db-fails-before-commit.json) | [svg](./db-fails-before-commit.svg) |');
+    expect(md).toContain(
+      '| 1 | db-fails-before-commit | fault-point | pass | - | 0f1e2d3c | [json](./db-fails-before-commit.json) | [svg](./db-fails-before-commit.svg) |',
+    );
     expect(md).toContain('| broker-down-at-submit | action | pass | 1.50 |');
     expect(md).toContain('not_run | - | - | - | - | the worker script x does not exist |');
     expect(md).toContain('**FAIL**');
     expect(md).toContain('running \\| twice');
-    expect(rows.filter((line) => line.includes(NOT_RUN_IN_THIS_RUN))).toHaveLength(MATRIX_CASES.length - records.length);
+    expect(rows.filter((line) => line.includes(NOT_RUN_IN_THIS_RUN))).toHaveLength(
+      MATRIX_CASES.length - records.length,
+    );
     expect(summaryTotals(records)).toEqual({ passed: 2, failed: 1, notRun: MATRIX_CASES.length - 3 });
     expect(md).toContain(`Totals: 2 passed, 1 failed, ${MATRIX_CASES.length - 3} not_run (of ${MATRIX_CASES.length}).`);
   });
 
   it('When a row has a recovery time, none by nature, or none though one was due, Then the check says which first', () => {
-    expect(recoveryText(record('worker-killed-holding-lease', { recovery_seconds: 2.41 }))).toBe('recovered in 2.41 s (kill -> succeeded)');
+    expect(recoveryText(record('worker-killed-holding-lease', { recovery_seconds: 2.41 }))).toBe(
+      'recovered in 2.41 s (kill -> succeeded)',
+    );
     expect(recoveryText(record('queue-full'))).toBe('no recovery (a refusal)');
-    expect(recoveryText(record('worker-killed-holding-lease', { result: 'fail' }))).toBe('NOT recovered (kill -> succeeded never observed)');
+    expect(recoveryText(record('worker-killed-holding-lease', { result: 'fail' }))).toBe(
+      'NOT recovered (kill -> succeeded never observed)',
+    );
   });
 
   it('When a record was not run or its row threw, Then the judge fails it without reading its details', () => {
     const row = MATRIX_ROWS.find((r) => r.id === 'cancel')!;
-    expect(judgeRecord(row, record('cancel', { result: 'not_run', reason: 'no script', observed: 'not run: no script' }))).toEqual({ ok: false, observed: 'not run: no script' });
-    expect(judgeRecord(row, record('cancel', { result: 'fail', reason: 'the row threw: boom', observed: 'the row threw: boom' })).ok).toBe(false);
+    expect(
+      judgeRecord(row, record('cancel', { result: 'not_run', reason: 'no script', observed: 'not run: no script' })),
+    ).toEqual({ ok: false, observed: 'not run: no script' });
+    expect(
+      judgeRecord(
+        row,
+        record('cancel', { result: 'fail', reason: 'the row threw: boom', observed: 'the row threw: boom' }),
+      ).ok,
+    ).toBe(false);
   });
 
   it('When a recovery took longer than its budget, Then the row fails although its own judge passed; within it, it passes [test:matrix-recovery-over-budget-fails]', () => {
-    const row = { ...MATRIX_ROWS.find((r) => r.id === 'worker-killed-holding-lease')!, judge: () => ({ ok: true, observed: 'recovered' }) };
-    const budget = { recovery_budget_seconds: 6.2, recovery_budget: 'lease path: lease 1.5 s + scan 0.2 s + backoff 0.5 s + allowance 4 s = 6.2 s' };
+    const row = {
+      ...MATRIX_ROWS.find((r) => r.id === 'worker-killed-holding-lease')!,
+      judge: () => ({ ok: true, observed: 'recovered' }),
+    };
+    const budget = {
+      recovery_budget_seconds: 6.2,
+      recovery_budget: 'lease path: lease 1.5 s + scan 0.2 s + backoff 0.5 s + allowance 4 s = 6.2 s',
+    };
     const over = judgeRecord(row, record('worker-killed-holding-lease', { recovery_seconds: 7.5, ...budget }));
     expect(over.ok).toBe(false);
     expect(over.observed).toMatch(/recovery 7\.50 s OVER its budget 6\.2 s \(EXPECTED at most lease path/);
@@ -115,8 +145,12 @@ describe('summary and recovery text', () => {
   it("When the course's timings are used, Then the lease path's budget is its 60 s target and the unclaimed path's stays inside its 90 s [test:matrix-budgets-from-course-timings]", () => {
     expect(recoveryBudgetSeconds('lease', COURSE_TIMINGS)).toBe(60);
     expect(recoveryBudgetSeconds('unclaimed', COURSE_TIMINGS)).toBe(80);
-    expect(describeBudget('lease', COURSE_TIMINGS)).toBe('lease 30 s + scan 5 s + backoff 10 s + allowance 15 s = 60 s');
-    expect(MATRIX_CASES.filter((c) => !c.recoveryMeasure.startsWith('(')).every((c) => c.budget !== undefined)).toBe(true);
+    expect(describeBudget('lease', COURSE_TIMINGS)).toBe(
+      'lease 30 s + scan 5 s + backoff 10 s + allowance 15 s = 60 s',
+    );
+    expect(MATRIX_CASES.filter((c) => !c.recoveryMeasure.startsWith('(')).every((c) => c.budget !== undefined)).toBe(
+      true,
+    );
   });
 });
 
@@ -148,7 +182,9 @@ describe('a run, for real', () => {
     // A record of an earlier run is not this run's: removed, and listed as not run.
     expect(files).not.toContain('queue-full.json');
     expect(files).toContain('notes.txt');
-    const saved = JSON.parse(await readFile(join(outDir, 'db-fails-before-commit.json'), 'utf8')) as EvidenceRecord<{ jobs: number }>;
+    const saved = JSON.parse(await readFile(join(outDir, 'db-fails-before-commit.json'), 'utf8')) as EvidenceRecord<{
+      jobs: number;
+    }>;
     expect(saved.observed_states[0]).toMatchObject({ status: 'absent' });
     expect(saved.injected[0]?.what).toMatch(/LAB_FAULTS=after-job-insert:throw:once/);
     expect(saved.details.jobs).toBe(0);

@@ -7,9 +7,12 @@ import { Redis } from 'ioredis';
 import { register as globalRegistry } from 'prom-client';
 import { redisOptions } from '@tasks-lab/infra';
 import { openNudgeClient } from '@tasks-lab/12-outbox';
+import { finishAndLeave } from '@tasks-lab/13-admission';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { countRedisKeys, createMetrics, parseExposition, redisReady, sampleValue } from '../src/metrics.ts';
+import { recordingFirstClaim } from '../src/latency.ts';
 import { readMonitoring } from '../src/monitoring.ts';
+import { MONITORING_DEFAULTS } from '../src/options.ts';
 import { admitTraced } from '../src/trace-context.ts';
 
 let db: FreshDatabase;
@@ -35,7 +38,7 @@ afterAll(async () => {
 });
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-const ALLOWED_LABELS = new Set(['status', 'reason', 'table', 'prefix', 'queue', 'source']);
+const ALLOWED_LABELS = new Set(['status', 'reason', 'table', 'prefix', 'queue', 'source', 'stage', 'quantile']);
 
 describe('createMetrics', () => {
   it('When nothing is unsent, Then the age gauges have no sample at all (null is not 0); once an event waits, they do [test:metrics-null-age-omitted]', async () => {
@@ -59,7 +62,9 @@ describe('createMetrics', () => {
     expect(text).not.toMatch(UUID);
     const samples = parseExposition(text);
     expect(samples.length).toBeGreaterThan(10);
-    for (const sample of samples) for (const label of Object.keys(sample.labels)) expect(ALLOWED_LABELS.has(label), `label ${label} on ${sample.name}`).toBe(true);
+    for (const sample of samples)
+      for (const label of Object.keys(sample.labels))
+        expect(ALLOWED_LABELS.has(label), `label ${label} on ${sample.name}`).toBe(true);
     expect(sampleValue(samples, 'tasks_lab_redis_keys', { prefix, queue: 'exports.fast' })).toBe(1);
     expect(sampleValue(samples, 'tasks_lab_redis_keys', { prefix, queue: 'exports.bulk' })).toBe(1);
     // The numbers are readMonitoring's.
@@ -80,10 +85,19 @@ describe('createMetrics', () => {
   });
 
   it('When Redis is unreachable and then the database pool is closed, Then the scrape still answers, tasks_lab_up says 0 and that source has no samples [test:metrics-source-down-still-answers]', async () => {
-    const deadRedis = new Redis({ ...redisOptions(), port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const deadRedis = new Redis({
+      ...redisOptions(),
+      port: 1,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     deadRedis.on('error', () => {});
     try {
-      const redisDown = parseExposition(await createMetrics({ pool: db.pool, redis: deadRedis, prefixes: [prefix] }).metricsText());
+      const redisDown = parseExposition(
+        await createMetrics({ pool: db.pool, redis: deadRedis, prefixes: [prefix] }).metricsText(),
+      );
       expect(sampleValue(redisDown, 'tasks_lab_up', { source: 'redis' })).toBe(0);
       expect(sampleValue(redisDown, 'tasks_lab_up', { source: 'mysql' })).toBe(1);
       expect(redisDown.some((s) => s.name === 'tasks_lab_redis_keys')).toBe(false);
@@ -95,8 +109,16 @@ describe('createMetrics', () => {
       const mysqlDown = parseExposition(await metrics.metricsText());
       expect(sampleValue(mysqlDown, 'tasks_lab_up', { source: 'mysql' })).toBe(0);
       expect(sampleValue(mysqlDown, 'tasks_lab_up', { source: 'redis' })).toBe(1);
-      for (const name of ['tasks_lab_jobs', 'tasks_lab_outbox_unpublished', 'tasks_lab_expired_leases', 'tasks_lab_table_rows']) {
-        expect(mysqlDown.some((s) => s.name === name), `${name} has a sample with the database down`).toBe(false);
+      for (const name of [
+        'tasks_lab_jobs',
+        'tasks_lab_outbox_unpublished',
+        'tasks_lab_expired_leases',
+        'tasks_lab_table_rows',
+      ]) {
+        expect(
+          mysqlDown.some((s) => s.name === name),
+          `${name} has a sample with the database down`,
+        ).toBe(false);
       }
       expect((await metrics.read()).errors.mysql).toBeTypeOf('string');
     } finally {
@@ -118,8 +140,42 @@ describe('createMetrics', () => {
     expect((await countRedisKeys(redis, `${many.slice(0, -1)}?`)).byQueue).toEqual({});
   });
 
+  it("When jobs were claimed and finished, Then the latency gauges give each stage's percentiles, counts and target per queue, and a waiting job's age; no percentile sample where no job finished [test:metrics-latency-gauges]", async () => {
+    const settings = { ...MONITORING_DEFAULTS, startTargetMs: 5000 };
+    const empty = parseExposition(await createMetrics({ pool: db.pool, settings }).metricsText());
+    expect(sampleValue(empty, 'tasks_lab_latency_target_seconds', { stage: 'start' })).toBe(5);
+    expect(sampleValue(empty, 'tasks_lab_latency_target_seconds', { stage: 'finish' })).toBe(600);
+    expect(empty.some((s) => s.name === 'tasks_lab_latency_seconds' && s.labels.queue === 'exports.bulk')).toBe(false);
+    const { jobId } = await admitTraced(db.pool, [1, 2]);
+    const attempt = await recordingFirstClaim()(db.pool, jobId, { leaseMs: 30_000, maxAttempts: 3 });
+    if (attempt.outcome !== 'claimed') throw new Error(`claim: ${attempt.outcome}`);
+    expect(await finishAndLeave(db.pool, jobId, attempt.job.token, 'x.json')).toBe(true);
+    await admitTraced(db.pool, [3]); // left queued: it waits for its start
+    const samples = parseExposition(await createMetrics({ pool: db.pool, settings }).metricsText());
+    const fast = { queue: 'exports.fast' };
+    for (const stage of ['start', 'finish']) {
+      for (const quantile of ['0.5', '0.95', '0.99'])
+        expect(
+          sampleValue(samples, 'tasks_lab_latency_seconds', { stage, ...fast, quantile }),
+          `${stage} ${quantile}`,
+        ).toBeGreaterThan(0);
+      expect(sampleValue(samples, 'tasks_lab_latency_jobs', { stage, ...fast })).toBe(1);
+    }
+    expect(sampleValue(samples, 'tasks_lab_latency_waiting', { stage: 'start', ...fast })).toBeGreaterThan(0);
+    expect(
+      sampleValue(samples, 'tasks_lab_latency_oldest_waiting_seconds', { stage: 'start', ...fast }),
+    ).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'tasks_lab_latency_over_target', { stage: 'finish', ...fast })).toBe(0);
+    expect(sampleValue(samples, 'tasks_lab_latency_jobs', { stage: 'finish', queue: 'exports.bulk' })).toBe(0);
+    expect(
+      sampleValue(samples, 'tasks_lab_latency_seconds', { stage: 'finish', queue: 'exports.bulk', quantile: '0.95' }),
+    ).toBeUndefined();
+  });
+
   it('When the exposition text is read back, Then names, labels (escaped quotes too) and values come out [test:metrics-exposition-parsed]', () => {
-    const samples = parseExposition('# HELP x h\n# TYPE x gauge\nx 3\ny{a="1",b="say \\"hi\\""} 2.5\n\nz{q="exports.fast"} -1\n');
+    const samples = parseExposition(
+      '# HELP x h\n# TYPE x gauge\nx 3\ny{a="1",b="say \\"hi\\""} 2.5\n\nz{q="exports.fast"} -1\n',
+    );
     expect(samples).toEqual([
       { name: 'x', labels: {}, value: 3 },
       { name: 'y', labels: { a: '1', b: 'say "hi"' }, value: 2.5 },

@@ -7,9 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_STATES } from '@tasks-lab/01-state-machine';
 import { EXPIRE_LEASE } from '@tasks-lab/11-mysql-leases';
 import { claimOrWait, MARK_EVENTS_SENT_AGO, MARK_JOB_DISPATCHED_AGO } from '@tasks-lab/15-recovery';
-import { MARK_ALL_UNSENT_SENT } from '../scripts/monitoring-scenarios.ts';
+import { MARK_ALL_UNSENT_SENT, MARK_UNSENT_CREATED_AGO } from '../scripts/monitoring-scenarios.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { ageSeconds, formatMonitoring, OLDEST_ACTIVE_LIMIT, readMonitoring } from '../src/monitoring.ts';
+import { OUTBOX_ALERT } from '../src/alerts.ts';
+import {
+  ageSeconds,
+  formatMonitoring,
+  OLDEST_ACTIVE_LIMIT,
+  readMonitoring,
+  readMonitoringReport,
+} from '../src/monitoring.ts';
+import { MONITORING_DEFAULTS } from '../src/options.ts';
 import { admitTraced } from '../src/trace-context.ts';
 
 let db: FreshDatabase;
@@ -66,7 +74,7 @@ describe('readMonitoring', () => {
     expect(Date.now() - Date.parse(listed!.lastDispatchedAt!)).toBeGreaterThanOrEqual(299_000);
   });
 
-  it('When a running job\'s lease passes, Then it counts as one expired lease [test:monitoring-expired-lease]', async () => {
+  it("When a running job's lease passes, Then it counts as one expired lease [test:monitoring-expired-lease]", async () => {
     const jobId = await submit();
     // A 30 s lease, then back-dated: with a short lease that passes for real, a slow machine
     // (CI runs ten labs on two cores) could let it pass before the "not expired yet" read.
@@ -90,5 +98,22 @@ describe('readMonitoring', () => {
     const listed = snapshot.oldestActive.map((job) => job.id);
     expect(listed.slice(3)).toEqual(ids.slice(0, OLDEST_ACTIVE_LIMIT - 3));
     expect(snapshot.oldestActive.every((job) => job.status === 'queued' || job.status === 'running')).toBe(true);
+  });
+
+  it('When the report is read with an event unsent for 61 s, Then it holds the six answers, the outbox alert firing at 61 s of 60, and both latency stages per queue [test:monitoring-report-alert-and-latency]', async () => {
+    await db.pool.query(MARK_ALL_UNSENT_SENT);
+    const quiet = await readMonitoringReport(db.pool, MONITORING_DEFAULTS);
+    expect(quiet.alerts).toEqual([{ alert: OUTBOX_ALERT, firing: false, valueSeconds: null, thresholdSeconds: 60 }]);
+    const jobId = await submit();
+    await db.pool.query(MARK_UNSENT_CREATED_AGO, [micros(61), micros(61), jobId]);
+    const report = await readMonitoringReport(db.pool, MONITORING_DEFAULTS);
+    expect(report.unpublished.count).toBe(1);
+    expect(report.alerts[0]).toMatchObject({ alert: OUTBOX_ALERT, firing: true, thresholdSeconds: 60 });
+    expect(report.alerts[0]?.valueSeconds).toBeGreaterThanOrEqual(61);
+    expect(report.latency.stages.map((stage) => [stage.stage, stage.targetSeconds])).toEqual([
+      ['start', 60],
+      ['finish', 600],
+    ]);
+    expect(report.latency.stages[0]?.queues.map((q) => q.queue)).toEqual(['exports.fast', 'exports.bulk']);
   });
 });

@@ -6,26 +6,65 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../src/database.ts';
 import { readShortObservabilityOptions } from '../src/options.ts';
-import { createPhaseLogger, MAX_TEXT, parsePhaseLines, safeError, type PhaseLogger, type PhaseRecord } from '../src/phase-log.ts';
+import {
+  createPhaseLogger,
+  MAX_TEXT,
+  parsePhaseLines,
+  safeError,
+  type PhaseLogger,
+  type PhaseRecord,
+} from '../src/phase-log.ts';
 
-function collecting(level?: Parameters<typeof createPhaseLogger>[0]['level']): { logger: PhaseLogger; lines: string[]; text: () => string } {
+function collecting(level?: Parameters<typeof createPhaseLogger>[0]['level']): {
+  logger: PhaseLogger;
+  lines: string[];
+  text: () => string;
+} {
   const lines: string[] = [];
-  const logger = createPhaseLogger({ component: 'worker', level, destination: { write: (line: string) => void lines.push(line) } });
+  const logger = createPhaseLogger({
+    component: 'worker',
+    level,
+    destination: { write: (line: string) => void lines.push(line) },
+  });
   return { logger, lines, text: () => lines.join('') };
 }
 
 const marker = () => `MARKER-${randomBytes(6).toString('hex')}`;
 
 /** A failed INSERT whose parameters hold `secret`: the server refuses the negative price (a CHECK). Parameters: [id, name, description, is_active, price_cents]. */
-const INSERT_BAD_PRODUCT = 'INSERT INTO products (id, name, description, is_active, price_cents) VALUES (?, ?, ?, ?, ?)';
+const INSERT_BAD_PRODUCT =
+  'INSERT INTO products (id, name, description, is_active, price_cents) VALUES (?, ?, ?, ?, ?)';
 
 describe('phase lines', () => {
-  it('When a phase is logged, Then one JSON line carries the course\'s fields, the component and the trace, and plain extras [test:phase-line-fields]', () => {
+  it("When a phase is logged, Then one JSON line carries the course's fields, the component and the trace, and plain extras [test:phase-line-fields]", () => {
     const { logger, lines } = collecting();
-    logger.phase({ job_id: 'j1', phase: 'claimed', message_id: 'e1', lease_token: 't1', attempt: 1, trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16), queue: 'exports.fast', published: false });
+    logger.phase({
+      job_id: 'j1',
+      phase: 'claimed',
+      message_id: 'e1',
+      lease_token: 't1',
+      attempt: 1,
+      trace_id: 'a'.repeat(32),
+      span_id: 'b'.repeat(16),
+      queue: 'exports.fast',
+      published: false,
+    });
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 'info', component: 'worker', event: 'export_phase', job_id: 'j1', phase: 'claimed', message_id: 'e1', lease_token: 't1', attempt: 1, trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16), queue: 'exports.fast', published: false });
+    expect(line).toMatchObject({
+      level: 'info',
+      component: 'worker',
+      event: 'export_phase',
+      job_id: 'j1',
+      phase: 'claimed',
+      message_id: 'e1',
+      lease_token: 't1',
+      attempt: 1,
+      trace_id: 'a'.repeat(32),
+      span_id: 'b'.repeat(16),
+      queue: 'exports.fast',
+      published: false,
+    });
     expect(typeof line.time).toBe('string');
     expect(lines[0]!.endsWith('\n')).toBe(true);
   });
@@ -33,7 +72,13 @@ describe('phase lines', () => {
   it('When a record smuggles an object or a long string in as an extra, Then the object is dropped and the string cut [test:phase-line-allow-list]', () => {
     const { logger, text } = collecting();
     const secret = marker();
-    const record = { job_id: 'j1', phase: 'received', snapshot: [{ description: secret }], row: { description: secret }, note: `${'x'.repeat(MAX_TEXT)}${secret}` } as unknown as PhaseRecord;
+    const record = {
+      job_id: 'j1',
+      phase: 'received',
+      snapshot: [{ description: secret }],
+      row: { description: secret },
+      note: `${'x'.repeat(MAX_TEXT)}${secret}`,
+    } as unknown as PhaseRecord;
     logger.phase(record);
     expect(text()).not.toContain(secret);
     const [line] = parsePhaseLines(text());
@@ -46,7 +91,17 @@ describe('phase lines', () => {
   it('When code logs through logger.pino directly, Then snapshot, description, password and authorization keys are redacted [test:phase-log-redaction]', () => {
     const { logger, text } = collecting();
     const secret = marker();
-    logger.pino.info({ snapshot: [{ description: secret }], description: secret, job: { snapshot: secret, description: secret }, password: secret, db: { password: secret }, headers: { authorization: `Bearer ${secret}` } }, 'debugging');
+    logger.pino.info(
+      {
+        snapshot: [{ description: secret }],
+        description: secret,
+        job: { snapshot: secret, description: secret },
+        password: secret,
+        db: { password: secret },
+        headers: { authorization: `Bearer ${secret}` },
+      },
+      'debugging',
+    );
     expect(text()).toContain('debugging');
     expect(text()).toContain('[redacted]');
     expect(text()).not.toContain(secret);
@@ -76,10 +131,12 @@ describe('errors in phase lines', () => {
     const db = await freshDatabase('phaselog', { settings: timings });
     try {
       const secret = marker();
-      const err = await db.pool.query(INSERT_BAD_PRODUCT, [9001, 'Bad product', `a description holding ${secret}`, true, -1]).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await db.pool
+        .query(INSERT_BAD_PRODUCT, [9001, 'Bad product', `a description holding ${secret}`, true, -1])
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       // The premise: the driver's error does carry the parameters, inlined in its sql.
       expect(String((err as { sql?: unknown }).sql)).toContain(secret);
       const { logger, text } = collecting();
@@ -89,7 +146,11 @@ describe('errors in phase lines', () => {
       expect(text()).not.toContain(secret);
       const [line] = parsePhaseLines(text());
       expect(Object.keys(line?.err as object).sort()).toEqual(['code', 'errno', 'message', 'type'].sort());
-      expect(line?.err).toMatchObject({ type: 'Error', code: expect.stringMatching(/^ER_/) as unknown, errno: expect.any(Number) as unknown });
+      expect(line?.err).toMatchObject({
+        type: 'Error',
+        code: expect.stringMatching(/^ER_/) as unknown,
+        errno: expect.any(Number) as unknown,
+      });
     } finally {
       await db.drop();
     }
@@ -97,7 +158,11 @@ describe('errors in phase lines', () => {
 
   it('When an ioredis-like error carries its command arguments and a long message, Then neither the arguments nor the full message are logged [test:phase-log-error-cut]', () => {
     const secret = marker();
-    const err = Object.assign(new Error(`${'y'.repeat(MAX_TEXT)} ${secret}`), { name: 'ReplyError', command: { name: 'auth', args: [secret] }, cause: new Error(secret) });
+    const err = Object.assign(new Error(`${'y'.repeat(MAX_TEXT)} ${secret}`), {
+      name: 'ReplyError',
+      command: { name: 'auth', args: [secret] },
+      cause: new Error(secret),
+    });
     const { logger, text } = collecting();
     logger.error({ job_id: 'j1', phase: 'failed', err });
     logger.pino.error(err);

@@ -1,4 +1,4 @@
-// The terminal-state check (src/terminal-check.ts) and `pnpm terminal` (scripts/verify-terminal.ts,
+// The terminal-state check (src/terminal-check.ts) and `pnpm terminal` (scripts/check-terminal.ts,
 // run in-process) on a fresh database and a scratch folder: values not text, the path contained,
 // the other states, and the command's exit codes. Jobs are exported by lesson 15's real delivery.
 import { randomUUID } from 'node:crypto';
@@ -9,9 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '@tasks-lab/lab-kit';
 import { artifactName } from '@tasks-lab/11-mysql-leases';
 import { finishAndLeave } from '@tasks-lab/13-admission';
-import { claimOrWait, deliverInChunks, recoverBatch, recoveryFaults, writeArtifactInChunks } from '@tasks-lab/15-recovery';
+import {
+  claimOrWait,
+  deliverInChunks,
+  recoverBatch,
+  recoveryFaults,
+  writeArtifactInChunks,
+} from '@tasks-lab/15-recovery';
 import { oneValueChanged, reserialised } from '../scripts/monitoring-scenarios.ts';
-import { terminalCommand } from '../scripts/verify-terminal.ts';
+import { terminalCommand } from '../scripts/check-terminal.ts';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
 import { verifyTerminal } from '../src/terminal-check.ts';
 import { admitTraced } from '../src/trace-context.ts';
@@ -42,7 +48,10 @@ const submit = async (ids = [1, 2, 3], deadlineMs?: number) => (await admitTrace
 /** A job exported for real (claim, chunks, finish); returns its id and its file's path. */
 async function exportedJob(ids?: number[]): Promise<{ jobId: string; path: string }> {
   const jobId = await submit(ids);
-  const outcome = await deliverInChunks({ job_id: jobId }, { pool: db.pool, leaseMs: 30_000, maxAttempts: 3, artifactsDir, chunkRows: 2, faults: recoveryFaults({}) });
+  const outcome = await deliverInChunks(
+    { job_id: jobId },
+    { pool: db.pool, leaseMs: 30_000, maxAttempts: 3, artifactsDir, chunkRows: 2, faults: recoveryFaults({}) },
+  );
   expect(outcome.published).toBe(true);
   const verdict = await verifyTerminal(db.pool, jobId, artifactsDir);
   return { jobId, path: verdict.artifactPath! };
@@ -65,7 +74,13 @@ describe('verifyTerminal', () => {
     const { jobId, path } = await exportedJob();
     const original = await readFile(path, 'utf8');
     const first = await verifyTerminal(db.pool, jobId, artifactsDir);
-    expect(first).toMatchObject({ jobId, status: 'succeeded', attempts: 1, verdict: 'artifact-verified', problems: [] });
+    expect(first).toMatchObject({
+      jobId,
+      status: 'succeeded',
+      attempts: 1,
+      verdict: 'artifact-verified',
+      problems: [],
+    });
     expect(first.artifactSha256).toMatch(/^[0-9a-f]{64}$/);
 
     await writeFile(path, reserialised(original));
@@ -77,7 +92,11 @@ describe('verifyTerminal', () => {
     const cases: [string, string, RegExp][] = [
       ['one price changed', oneValueChanged(original), /row 0 \(product 1\): "price_cents" differs/],
       ['a row missing', JSON.stringify(rows.slice(1)), /holds 2 rows, the snapshot 3/],
-      ['an extra key', JSON.stringify(rows.map((row, i) => (i === 2 ? { ...row, discount: 0 } : row))), /row 2 \(product 3\): "discount" differs/],
+      [
+        'an extra key',
+        JSON.stringify(rows.map((row, i) => (i === 2 ? { ...row, discount: 0 } : row))),
+        /row 2 \(product 3\): "discount" differs/,
+      ],
       ['not JSON', original.slice(0, -5), /not valid JSON/],
     ];
     for (const [what, text, problem] of cases) {
@@ -108,7 +127,7 @@ describe('verifyTerminal', () => {
     expect((await verifyTerminal(db.pool, jobId, artifactsDir)).verdict).toBe('artifact-verified');
   });
 
-  it('When a succeeded job\'s file is gone, Then it is a mismatch saying so [test:terminal-missing-file]', async () => {
+  it("When a succeeded job's file is gone, Then it is a mismatch saying so [test:terminal-missing-file]", async () => {
     const { jobId, path } = await exportedJob([2]);
     await unlink(path);
     const verdict = await verifyTerminal(db.pool, jobId, artifactsDir);
@@ -119,11 +138,19 @@ describe('verifyTerminal', () => {
   it('When the job is queued, unknown, failed, or failed with a result_ref, Then not-terminal, missing, terminal-without-artifact, mismatch [test:terminal-other-states]', async () => {
     const queued = await submit();
     expect((await verifyTerminal(db.pool, queued, artifactsDir)).verdict).toBe('not-terminal');
-    expect(await verifyTerminal(db.pool, randomUUID(), artifactsDir)).toMatchObject({ verdict: 'missing', status: null, attempts: null });
+    expect(await verifyTerminal(db.pool, randomUUID(), artifactsDir)).toMatchObject({
+      verdict: 'missing',
+      status: null,
+      attempts: null,
+    });
     const failed = await submit([1], 1);
     await sleep(5);
     await recoverBatch(db.pool, { batch: 50, retryBackoffMs: 500, unclaimedThresholdMs: 60_000, maxAttempts: 3 });
-    expect(await verifyTerminal(db.pool, failed, artifactsDir)).toMatchObject({ verdict: 'terminal-without-artifact', status: 'failed', problems: [] });
+    expect(await verifyTerminal(db.pool, failed, artifactsDir)).toMatchObject({
+      verdict: 'terminal-without-artifact',
+      status: 'failed',
+      problems: [],
+    });
     await db.pool.query(POINT_AT_A_FILE, ['stale.json', failed]);
     const wrong = await verifyTerminal(db.pool, failed, artifactsDir);
     expect(wrong.verdict).toBe('mismatch');
@@ -134,7 +161,11 @@ describe('verifyTerminal', () => {
 describe('pnpm terminal <job-id>', () => {
   const run = async (args: string[]) => {
     const lines: string[] = [];
-    const code = await terminalCommand(args, { openPool: () => openJobsDatabase({ database: db.name }), artifactsDir, print: (line) => lines.push(line) });
+    const code = await terminalCommand(args, {
+      openPool: () => openJobsDatabase({ database: db.name }),
+      artifactsDir,
+      print: (line) => lines.push(line),
+    });
     return { code, lines };
   };
 
@@ -163,7 +194,10 @@ describe('pnpm terminal <job-id>', () => {
     const failed = await submit([1], 1);
     await sleep(5);
     await recoverBatch(db.pool, { batch: 50, retryBackoffMs: 500, unclaimedThresholdMs: 60_000, maxAttempts: 3 });
-    expect(await run([failed])).toEqual({ code: 0, lines: ['state failed attempts 0', 'terminal without published artifact'] });
+    expect(await run([failed])).toEqual({
+      code: 0,
+      lines: ['state failed attempts 0', 'terminal without published artifact'],
+    });
     expect((await run([randomUUID()])).code).toBe(1);
   });
 });

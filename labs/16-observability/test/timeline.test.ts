@@ -3,7 +3,7 @@
 // escaped, and something sensible for a row that observed nothing.
 import { describe, expect, it } from 'vitest';
 import type { TimelineInput } from '../src/matrix/timeline.ts';
-import { escapeXml, leaseSegments, renderTimeline } from '../src/matrix/timeline.ts';
+import { leaseSegments, renderTimeline } from '../src/matrix/timeline.ts';
 
 const TOKEN_A = '11111111-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const TOKEN_B = '22222222-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
@@ -45,7 +45,8 @@ function xmlProblems(svg: string): string[] {
   for (const match of body.matchAll(tag)) {
     const between = body.slice(last, match.index);
     if (between.includes('<') || between.includes('>')) problems.push(`a stray < or > before ${match[0].slice(0, 40)}`);
-    if (/&(?!(amp|lt|gt|quot|apos);)/.test(between)) problems.push(`an unescaped & in ${JSON.stringify(between.slice(0, 60))}`);
+    if (/&(?!(amp|lt|gt|quot|apos);)/.test(between))
+      problems.push(`an unescaped & in ${JSON.stringify(between.slice(0, 60))}`);
     const [, closing, name, , selfClosing] = match;
     if (closing) {
       if (stack.pop() !== name) problems.push(`</${name}> closes the wrong element`);
@@ -81,7 +82,9 @@ describe('renderTimeline', () => {
       evidence({
         title: 'Tom & Jerry <b>bold</b>',
         injected: [{ at_ms: 10, what: 'action: "<script>alert(1)</script>" & more' }],
-        deliveries: [{ at_ms: 20, message_id: 'a<b&c', claimed: false, published: false, lease_token: null, error: 'boom <&>' }],
+        deliveries: [
+          { at_ms: 20, message_id: 'a<b&c', claimed: false, published: false, lease_token: null, error: 'boom <&>' },
+        ],
       }),
     );
     expect(xmlProblems(svg)).toEqual([]);
@@ -92,7 +95,17 @@ describe('renderTimeline', () => {
   });
 
   it('When a row observed nothing (a refusal, a row not run), Then the timeline still renders its lanes, saying so [test:timeline-empty]', () => {
-    const svg = renderTimeline(evidence({ observed_states: [], deliveries: [], injected: [], recovery_seconds: null, recovery_window: null, result: 'not_run', finished_at: '2026-01-01T10:00:00.000Z' }));
+    const svg = renderTimeline(
+      evidence({
+        observed_states: [],
+        deliveries: [],
+        injected: [],
+        recovery_seconds: null,
+        recovery_window: null,
+        result: 'not_run',
+        finished_at: '2026-01-01T10:00:00.000Z',
+      }),
+    );
     expect(xmlProblems(svg)).toEqual([]);
     expect(svg).toContain('no state sampled');
     expect(svg).toContain('no delivery seen');
@@ -108,16 +121,12 @@ describe('renderTimeline', () => {
   });
 });
 
-describe('leaseSegments and escapeXml', () => {
+describe('leaseSegments', () => {
   it('When consecutive samples hold one token, Then they make one segment, and a new token a new one', () => {
     const states = evidence().observed_states;
     expect(leaseSegments(states, 4000)).toEqual([
       { token: TOKEN_A, from: 300, to: 1900 },
       { token: TOKEN_B, from: 2500, to: 4000 },
     ]);
-  });
-
-  it('When text has XML characters, Then each one is replaced by its entity', () => {
-    expect(escapeXml(`<a href="x">Tom & 'Jerry'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;Tom &amp; &apos;Jerry&apos;&lt;/a&gt;');
   });
 });

@@ -1,6 +1,13 @@
 // W3C traceparent parsing and spans (src/trace.ts): pure, no services.
 import { describe, expect, it } from 'vitest';
-import { childSpan, continueOrStart, formatTraceParent, newTrace, parseTraceParent, TRACEPARENT_LENGTH } from '../src/trace.ts';
+import {
+  childSpan,
+  continueOrStart,
+  formatTraceParent,
+  newTrace,
+  parseTraceParent,
+  TRACEPARENT_LENGTH,
+} from '../src/trace.ts';
 
 const VALID = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
@@ -21,9 +28,12 @@ describe('traceparent', () => {
     ['not hex', '00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01'],
     ['a number', 42],
     ['nothing', undefined],
-  ])('When the header is %s, Then it is not a trace parent (and nothing throws) [test:traceparent-invalid-ignored]', (_what, value) => {
-    expect(parseTraceParent(value)).toBeUndefined();
-  });
+  ])(
+    'When the header is %s, Then it is not a trace parent (and nothing throws) [test:traceparent-invalid-ignored]',
+    (_what, value) => {
+      expect(parseTraceParent(value)).toBeUndefined();
+    },
+  );
 
   it('When a child span is made, Then it keeps the trace id and flags and has a new span id [test:child-span-same-trace]', () => {
     const parent = parseTraceParent(VALID)!;

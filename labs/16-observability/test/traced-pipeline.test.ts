@@ -21,7 +21,8 @@ import { createPhaseLogger, parsePhaseLines, type PhaseLine } from '../src/phase
 import { admitTraced, withTrace } from '../src/trace-context.ts';
 import { newTrace, parseTraceParent } from '../src/trace.ts';
 import { tracedPublisherParts } from '../src/traced-publisher.ts';
-import { observedFaults, startObservedWorker } from '../src/worker.ts';
+import { observedFaults } from '../src/delivery-phases.ts';
+import { startObservedWorker } from '../src/worker.ts';
 
 // Long lease, claim and send bound: the tests read the exact sequence of phase lines, and on a
 // loaded machine a 1 s send bound or a 1.5 s outbox claim could pass mid-send (a second
@@ -39,7 +40,14 @@ beforeAll(async () => {
   await seedProducts(db.pool, 5);
   artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab16-artifacts-'));
   const logger = createPhaseLogger({ component: 'publisher', destination: sink });
-  publisher = await startPublisher({ pool: db.pool, timings, prefix, faults: publisherFaults({}), parts: tracedPublisherParts(logger), report: () => {} });
+  publisher = await startPublisher({
+    pool: db.pool,
+    timings,
+    prefix,
+    faults: publisherFaults({}),
+    parts: tracedPublisherParts(logger),
+    report: () => {},
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -54,9 +62,19 @@ afterAll(async () => {
 });
 
 function startWorker(faultsSpec: string) {
-  const settings = WORKER_PROCESS_OPTIONS.read({ env: {}, overrides: { database: db.name, queuePrefix: prefix, artifactsDir, concurrency: 1 } });
+  const settings = WORKER_PROCESS_OPTIONS.read({
+    env: {},
+    overrides: { database: db.name, queuePrefix: prefix, artifactsDir, concurrency: 1 },
+  });
   const logger = createPhaseLogger({ component: 'worker', destination: sink });
-  return startObservedWorker({ queueName: FAST_QUEUE, process: settings, timings, logger, faults: observedFaults({ LAB_FAULTS: faultsSpec }), log: () => {} });
+  return startObservedWorker({
+    queueName: FAST_QUEUE,
+    process: settings,
+    timings,
+    logger,
+    faults: observedFaults({ LAB_FAULTS: faultsSpec }),
+    log: () => {},
+  });
 }
 
 async function eventIdsOf(pool: Pool, jobId: string): Promise<string[]> {
@@ -64,16 +82,22 @@ async function eventIdsOf(pool: Pool, jobId: string): Promise<string[]> {
   return rows.map((row) => String(row.id));
 }
 
-const linesOf = (jobId: string): PhaseLine[] => parsePhaseLines(output.join('')).filter((line) => line.job_id === jobId);
+const linesOf = (jobId: string): PhaseLine[] =>
+  parsePhaseLines(output.join('')).filter((line) => line.job_id === jobId);
 
 describe('the trace from the outbox to the worker', () => {
-  it('When a traced job is published and delivered, Then the BullMQ job data holds a traceparent of the job\'s trace and the worker logs that trace id [test:trace-travels-outbox-to-worker]', async () => {
+  it("When a traced job is published and delivered, Then the BullMQ job data holds a traceparent of the job's trace and the worker logs that trace id [test:trace-travels-outbox-to-worker]", async () => {
     const worker = await startWorker('');
     try {
       const trace = newTrace();
-      const { jobId } = await withTrace(trace, () => admitTraced(db.pool, [1, 2], { rules: timings, deadlineMs: timings.deadlineMs }));
+      const { jobId } = await withTrace(trace, () =>
+        admitTraced(db.pool, [1, 2], { rules: timings, deadlineMs: timings.deadlineMs }),
+      );
       publisher.nudge();
-      await waitFor('the job to succeed', async () => (await readJob(db.pool, jobId))?.status === 'succeeded', { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor('the job to succeed', async () => (await readJob(db.pool, jobId))?.status === 'succeeded', {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
 
       const [eventId] = await eventIdsOf(db.pool, jobId);
       const queue = await openQueue(exportsAddress(FAST_QUEUE, prefix));
@@ -83,9 +107,17 @@ describe('the trace from the outbox to the worker', () => {
       expect(carried?.traceId).toBe(trace.traceId);
       expect(carried?.spanId).not.toBe(trace.spanId);
 
-      await waitFor('the published line', async () => linesOf(jobId).some((l) => l.phase === 'published'), { timeoutMs: 2000, intervalMs: 20 });
+      await waitFor('the published line', async () => linesOf(jobId).some((l) => l.phase === 'published'), {
+        timeoutMs: 2000,
+        intervalMs: 20,
+      });
       const lines = linesOf(jobId);
-      expect(lines.map((l) => `${l.component}:${l.phase}`)).toEqual(['publisher:dispatched', 'worker:received', 'worker:claimed', 'worker:published']);
+      expect(lines.map((l) => `${l.component}:${l.phase}`)).toEqual([
+        'publisher:dispatched',
+        'worker:received',
+        'worker:claimed',
+        'worker:published',
+      ]);
       expect(new Set(lines.map((l) => l.trace_id))).toEqual(new Set([trace.traceId]));
       expect(lines[0]).toMatchObject({ message_id: eventId, span_id: carried?.spanId });
       expect(lines[1]).toMatchObject({ message_id: eventId, parent_span_id: carried?.spanId });
@@ -98,16 +130,31 @@ describe('the trace from the outbox to the worker', () => {
   it('When LAB_FAULTS=before-claim:throw:once, Then the delivery fails before any claim and the row stays queued with attempts 0 [test:before-claim-fault-fails-delivery]', async () => {
     const worker = await startWorker('before-claim:throw:once');
     try {
-      const { jobId } = await withTrace(newTrace(), () => admitTraced(db.pool, [3], { rules: timings, deadlineMs: timings.deadlineMs }));
+      const { jobId } = await withTrace(newTrace(), () =>
+        admitTraced(db.pool, [3], { rules: timings, deadlineMs: timings.deadlineMs }),
+      );
       publisher.nudge();
-      await waitFor('the event to be sent', async () => (await eventIdsOf(db.pool, jobId)).length === 1 && linesOf(jobId).some((l) => l.phase === 'dispatched'), { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor(
+        'the event to be sent',
+        async () =>
+          (await eventIdsOf(db.pool, jobId)).length === 1 && linesOf(jobId).some((l) => l.phase === 'dispatched'),
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
       const [eventId] = await eventIdsOf(db.pool, jobId);
       const queue = await openQueue(exportsAddress(FAST_QUEUE, prefix));
       const final = await waitForFinalState(queue, eventId!, { timeoutMs: 10_000 }).finally(() => queue.close());
       expect(final.state).toBe('failed');
-      await waitFor('the failed line', async () => linesOf(jobId).some((l) => l.phase === 'failed'), { timeoutMs: 2000, intervalMs: 20 });
+      await waitFor('the failed line', async () => linesOf(jobId).some((l) => l.phase === 'failed'), {
+        timeoutMs: 2000,
+        intervalMs: 20,
+      });
       expect(linesOf(jobId).map((l) => l.phase)).toEqual(['dispatched', 'received', 'failed']);
-      expect(linesOf(jobId)[2]).toMatchObject({ level: 'error', lease_token: null, attempt: null, err: { type: 'InjectedFault', code: 'fault-injected' } });
+      expect(linesOf(jobId)[2]).toMatchObject({
+        level: 'error',
+        lease_token: null,
+        attempt: null,
+        err: { type: 'InjectedFault', code: 'fault-injected' },
+      });
       expect(await readJob(db.pool, jobId)).toMatchObject({ status: 'queued', attempts: 0, leaseToken: null });
     } finally {
       await worker.close();

@@ -7,7 +7,14 @@ import { createInterface } from 'node:readline';
 import { MIN_VERSIONS, versionAtLeast } from './settings.ts';
 import { parseServerVersion } from './probe.ts';
 
-const SEARCH_PATH = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/opt/homebrew/bin', '/opt/homebrew/sbin'];
+const SEARCH_PATH = [
+  '/usr/sbin',
+  '/usr/bin',
+  '/usr/local/sbin',
+  '/usr/local/bin',
+  '/opt/homebrew/bin',
+  '/opt/homebrew/sbin',
+];
 
 export function findBinary(names: string[]): string | undefined {
   const path = (process.env.PATH ?? '').split(':').concat(SEARCH_PATH);
@@ -45,9 +52,13 @@ export function mysqlServerVersion(binary: string): { flavour: 'mariadb' | 'mysq
   return parseServerVersion(out.replace(/^.*?Ver\s+/, ''));
 }
 
-export function versionProblem(service: 'redis' | 'mysql', found: { flavour?: string; version?: string }): string | undefined {
+export function versionProblem(
+  service: 'redis' | 'mysql',
+  found: { flavour?: string; version?: string },
+): string | undefined {
   if (!found.version) return `could not read the ${service} server's version`;
-  const minimum = service === 'redis' ? MIN_VERSIONS.redis : found.flavour === 'mariadb' ? MIN_VERSIONS.mariadb : MIN_VERSIONS.mysql;
+  const minimum =
+    service === 'redis' ? MIN_VERSIONS.redis : found.flavour === 'mariadb' ? MIN_VERSIONS.mariadb : MIN_VERSIONS.mysql;
   if (versionAtLeast(found.version, minimum)) return undefined;
   const name = service === 'redis' ? 'Redis' : found.flavour === 'mariadb' ? 'MariaDB' : 'MySQL';
   return `${name} ${found.version} is too old: the labs need ${name} ${minimum} or newer`;
@@ -91,13 +102,18 @@ export async function tryAptInstall(
   log(`installing the system packages ${packages.join(', ')} with apt-get (this takes a minute)`);
   for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...packages]]) {
     const run = await runApt(aptGet, args, log);
-    if (run.status !== 0) return { installed: false, error: `apt-get ${args[0]} exited with ${run.status}: ${run.errors}` };
+    if (run.status !== 0)
+      return { installed: false, error: `apt-get ${args[0]} exited with ${run.status}: ${run.errors}` };
   }
   return { installed: true };
 }
 
 /** Runs apt-get, passing each line it prints to `log` as it comes; keeps what it says went wrong. */
-function runApt(aptGet: string, args: string[], log: (line: string) => void): Promise<{ status: number | string; errors: string }> {
+function runApt(
+  aptGet: string,
+  args: string[],
+  log: (line: string) => void,
+): Promise<{ status: number | string; errors: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const child = spawn(aptGet, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

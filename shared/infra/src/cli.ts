@@ -7,7 +7,11 @@ async function main(command: string | undefined): Promise<number> {
   switch (command) {
     case 'up': {
       const { mode, started } = await ensureInfra({ log });
-      log(started.length > 0 ? `up (${mode} mode): started ${started.join(' and ')}` : `up (${mode} mode): already running`);
+      log(
+        started.length > 0
+          ? `up (${mode} mode): started ${started.join(' and ')}`
+          : `up (${mode} mode): already running`,
+      );
       return printStatus();
     }
     case 'down':
@@ -27,7 +31,9 @@ async function printStatus(): Promise<number> {
     const name = s.service === 'redis' ? 'redis' : 'mysql';
     const pid = s.pid ? `, pid ${s.pid}` : '';
     const version = s.version ? ` ${s.version}` : '';
-    log(`${name.padEnd(6)} ${s.address}  mode ${s.mode}${pid}  ${s.healthy ? `healthy${version}` : `NOT healthy: ${s.detail}`}`);
+    log(
+      `${name.padEnd(6)} ${s.address}  mode ${s.mode}${pid}  ${s.healthy ? `healthy${version}` : `NOT healthy: ${s.detail}`}`,
+    );
   }
   log('credentials: .env.tasks (mode 0600, git-ignored; passwords are never printed)');
   return statuses.every((s) => s.healthy) ? 0 : 1;
@@ -39,7 +45,7 @@ main(process.argv[2]).then(
   },
   (err: unknown) => {
     if (err instanceof InfraError) {
-      console.error('The labs\' services cannot start:');
+      console.error("The labs' services cannot start:");
       for (const p of err.problems) console.error(`  ${p.service}: ${p.message}`);
     } else {
       console.error(err instanceof Error ? err.message : err);

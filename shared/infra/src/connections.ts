@@ -54,7 +54,9 @@ export async function openLabDatabase(lab: string, overrides: mysql.PoolOptions 
   const bootstrap = await mysql.createConnection({ ...mysqlOptions(database), database: undefined });
   try {
     // The name is built from two checked digits above, never from input; identifiers cannot be `?` parameters.
-    await bootstrap.query(`create database if not exists \`${database}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
+    await bootstrap.query(
+      `create database if not exists \`${database}\` character set utf8mb4 collate utf8mb4_unicode_ci`,
+    );
   } finally {
     await bootstrap.end();
   }

@@ -83,7 +83,10 @@ export function loadCredentials(file = credentialsFile()): Credentials {
   const values = parseEnvFile(readFileSync(file, 'utf8'));
   const read = (key: keyof Credentials) => {
     const value = values[KEYS[key]];
-    if (!value) throw new CredentialsError(`${file} has no ${KEYS[key]}; delete the file and infra/.data, then run pnpm infra:up`);
+    if (!value)
+      throw new CredentialsError(
+        `${file} has no ${KEYS[key]}; delete the file and infra/.data, then run pnpm infra:up`,
+      );
     return value;
   };
   return {

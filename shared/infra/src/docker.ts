@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ENV_FILE, INFRA_DIR } from './settings.ts';
 
-const COMPOSE_FILE = join(INFRA_DIR, 'docker-compose.yml');
+export const COMPOSE_FILE = join(INFRA_DIR, 'docker-compose.yml');
 
 /** True only when a Docker engine answers (the client alone is not enough). */
 export function dockerEngineRuns(): boolean {
@@ -13,10 +13,14 @@ export function dockerEngineRuns(): boolean {
 }
 
 function compose(args: string[]): { ok: boolean; output: string } {
-  const result = spawnSync('docker', ['compose', '-f', COMPOSE_FILE, '--env-file', ENV_FILE, '-p', 'tasks-lab', ...args], {
-    encoding: 'utf8',
-    timeout: 10 * 60_000,
-  });
+  const result = spawnSync(
+    'docker',
+    ['compose', '-f', COMPOSE_FILE, '--env-file', ENV_FILE, '-p', 'tasks-lab', ...args],
+    {
+      encoding: 'utf8',
+      timeout: 10 * 60_000,
+    },
+  );
   return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 

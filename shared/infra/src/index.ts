@@ -8,3 +8,6 @@ export { nativeMysqlPid, nativeRedisPid } from './native.ts';
 export * from './migrations.ts';
 export * from './private-mysql.ts';
 export { findBinaries } from './binaries.ts';
+export * from './sql-client.ts';
+export * from './lab-state.ts';
+export * from './schema.ts';

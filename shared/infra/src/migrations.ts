@@ -60,17 +60,32 @@ export interface MigrationReport {
 export class MigrationEditedError extends Error {
   readonly code = 'migration-edited';
   constructor(
+    /** The lab whose folder holds the migration. */
     readonly lab: string,
     readonly file: string,
     readonly recordedChecksum: string,
     readonly currentChecksum: string,
+    /** The database that refused it, and the lab it belongs to (the one being migrated). */
+    readonly target: { database: string; lab: string } = { database: labDatabase(lab), lab },
   ) {
     super(
-      `migration ${lab}/${file} was edited after it was applied: recorded sha256 ${recordedChecksum}, file now ${currentChecksum}. ` +
-        'Restore the file and put the change in a new numbered migration.',
+      `migration ${lab}/${file} differs from the one applied to the database ${target.database}: recorded sha256 ${recordedChecksum}, file now ${currentChecksum}. ` +
+        whatToDo(target),
     );
     this.name = 'MigrationEditedError';
   }
+}
+
+/** The two ways out, for a student: nobody should have to read the ledger to know which applies. */
+function whatToDo(target: { database: string; lab: string }): string {
+  const rebuild =
+    target.database === labDatabase(target.lab)
+      ? `\`pnpm -w lab ${target.lab} --reset --yes\` rebuilds it (it drops that database, its jobs, events and every other row, with the lab's Redis keys and artifacts; the next run migrates from scratch)`
+      : `drop the database ${target.database} and run again (it is rebuilt from scratch; its rows are lost)`;
+  return (
+    `If you did not edit the file, the course's migrations changed since this database was made: ${rebuild}. ` +
+    'If you edited it, restore it from git and put your change in a new numbered migration.'
+  );
 }
 
 /** A migration file failed on the server. It is not recorded, so the next run tries it again. */
@@ -116,7 +131,13 @@ function migrationsOf(lab: string, dir: string): Migration[] {
     .map((file) => {
       const path = join(dir, file);
       const bytes = readFileSync(path);
-      return { lab, file, path, sql: bytes.toString('utf8'), checksum: createHash('sha256').update(bytes).digest('hex') };
+      return {
+        lab,
+        file,
+        path,
+        sql: bytes.toString('utf8'),
+        checksum: createHash('sha256').update(bytes).digest('hex'),
+      };
     });
 }
 
@@ -137,7 +158,10 @@ export async function migrateLab(lab: string, options: MigrateOptions = {}): Pro
     for (const migration of alreadyApplied) {
       const recordedChecksum = recorded.get(ledgerKey(migration));
       if (recordedChecksum !== migration.checksum) {
-        throw new MigrationEditedError(migration.lab, migration.file, String(recordedChecksum), migration.checksum);
+        throw new MigrationEditedError(migration.lab, migration.file, String(recordedChecksum), migration.checksum, {
+          database,
+          lab,
+        });
       }
     }
     const pending = migrations.filter((m) => !recorded.has(ledgerKey(m)));
@@ -157,10 +181,16 @@ const ledgerKey = (m: Pick<Migration, 'lab' | 'file'>) => `${m.lab}/${m.file}`;
 async function openMigrationConnection(database: string): Promise<Connection> {
   if (!DATABASE_NAME.test(database)) throw new Error(`database name must match ${DATABASE_NAME}, got "${database}"`);
   const { connectionLimit: _poolOnly, ...connectionOptions } = mysqlOptions(database);
-  const connection = await mysql.createConnection({ ...connectionOptions, database: undefined, multipleStatements: true });
+  const connection = await mysql.createConnection({
+    ...connectionOptions,
+    database: undefined,
+    multipleStatements: true,
+  });
   try {
     // Checked against DATABASE_NAME above: identifiers cannot be `?` parameters.
-    await connection.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await connection.query(
+      `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
     await connection.query(`USE \`${database}\``);
     return connection;
   } catch (err) {
@@ -170,14 +200,20 @@ async function openMigrationConnection(database: string): Promise<Connection> {
 }
 
 async function lockMigrations(connection: Connection, database: string): Promise<void> {
-  const [rows] = await connection.query<RowDataPacket[]>(LEDGER_SQL.lock, [`schema_migrations:${database}`, LOCK_WAIT_SECONDS]);
-  if (rows[0]?.got !== 1) throw new Error(`another process kept migrating ${database} for more than ${LOCK_WAIT_SECONDS} s`);
+  const [rows] = await connection.query<RowDataPacket[]>(LEDGER_SQL.lock, [
+    `schema_migrations:${database}`,
+    LOCK_WAIT_SECONDS,
+  ]);
+  if (rows[0]?.got !== 1)
+    throw new Error(`another process kept migrating ${database} for more than ${LOCK_WAIT_SECONDS} s`);
 }
 
 async function readLedger(connection: Connection, database: string): Promise<Map<string, string>> {
   try {
     const [rows] = await connection.query<RowDataPacket[]>(LEDGER_SQL.listApplied);
-    return new Map(rows.map((row) => [ledgerKey({ lab: String(row.lab), file: String(row.file) }), String(row.checksum)]));
+    return new Map(
+      rows.map((row) => [ledgerKey({ lab: String(row.lab), file: String(row.file) }), String(row.checksum)]),
+    );
   } catch (err) {
     // ER_BAD_FIELD_ERROR: a schema_migrations table of another layout (lab 10's own runner kept only a name).
     if ((err as { errno?: number }).errno !== 1054) throw err;

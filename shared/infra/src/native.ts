@@ -20,13 +20,21 @@ export const MYSQL_SOCKET = `/tmp/tasks-lab-${createHash('sha1').update(REPO_ROO
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs: number, logFile?: string): Promise<void> {
+async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  logFile?: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe()) return;
     await sleep(100);
   }
-  const tail = logFile && existsSync(logFile) ? `\nlast lines of ${logFile}:\n${readFileSync(logFile, 'utf8').split('\n').slice(-12).join('\n')}` : '';
+  const tail =
+    logFile && existsSync(logFile)
+      ? `\nlast lines of ${logFile}:\n${readFileSync(logFile, 'utf8').split('\n').slice(-12).join('\n')}`
+      : '';
   throw new Error(`${what} did not become ready within ${timeoutMs} ms${tail}`);
 }
 
@@ -64,12 +72,17 @@ export function redisConfig(settings: ServiceSettings, password: string, dir: st
   ].join('\n');
 }
 
-export async function startNativeRedis(binary: string, settings: ServiceSettings, credentials: Credentials): Promise<void> {
+export async function startNativeRedis(
+  binary: string,
+  settings: ServiceSettings,
+  credentials: Credentials,
+): Promise<void> {
   mkdirSync(REDIS_DIR, { recursive: true, mode: 0o700 });
   const conf = join(REDIS_DIR, 'redis.conf');
   writeFileSync(conf, redisConfig(settings, credentials.redisPassword, REDIS_DIR), { mode: 0o600 });
   const result = spawnSync(binary, [conf], { stdio: 'ignore' });
-  if (result.status !== 0) throw new Error(`redis-server exited with ${result.status}; see ${join(REDIS_DIR, 'redis.log')}`);
+  if (result.status !== 0)
+    throw new Error(`redis-server exited with ${result.status}; see ${join(REDIS_DIR, 'redis.log')}`);
   await waitUntil(
     `Redis on port ${settings.redisPort}`,
     async () => (await probeRedis(settings.redisPort, credentials.redisPassword)).state === 'healthy',
@@ -90,10 +103,18 @@ export function initialiseDataDir(binaries: MysqlBinaries, dataDir: string, log:
     binaries.flavour === 'mariadb'
       ? spawnSync(
           binaries.installDb ?? 'mariadb-install-db',
-          ['--no-defaults', `--datadir=${dataDir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+          [
+            '--no-defaults',
+            `--datadir=${dataDir}`,
+            '--user=root',
+            '--auth-root-authentication-method=normal',
+            '--skip-test-db',
+          ],
           { encoding: 'utf8' },
         )
-      : spawnSync(binaries.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], { encoding: 'utf8' });
+      : spawnSync(binaries.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], {
+          encoding: 'utf8',
+        });
   writeFileSync(log, `${result.stdout ?? ''}\n${result.stderr ?? ''}`);
   if (result.status !== 0) throw new Error(`initialising the database data folder failed; see ${log}`);
 }
@@ -137,8 +158,16 @@ export async function createUsers(credentials: Credentials, socketPath: string =
   }
   try {
     for (const host of ['localhost', '127.0.0.1', '%']) {
-      await connection.query('create user if not exists ?@? identified by ?', [credentials.mysqlUser, host, credentials.mysqlPassword]);
-      await connection.query('alter user ?@? identified by ?', [credentials.mysqlUser, host, credentials.mysqlPassword]);
+      await connection.query('create user if not exists ?@? identified by ?', [
+        credentials.mysqlUser,
+        host,
+        credentials.mysqlPassword,
+      ]);
+      await connection.query('alter user ?@? identified by ?', [
+        credentials.mysqlUser,
+        host,
+        credentials.mysqlPassword,
+      ]);
       await connection.query('grant all privileges on `tasks\\_%`.* to ?@?', [credentials.mysqlUser, host]);
     }
     await connection.query("alter user 'root'@'localhost' identified by ?", [credentials.mysqlRootPassword]);
@@ -154,22 +183,36 @@ export interface MysqlBinaries {
   flavour: 'mariadb' | 'mysql';
 }
 
-export async function startNativeMysql(binaries: MysqlBinaries, settings: ServiceSettings, credentials: Credentials): Promise<void> {
+export async function startNativeMysql(
+  binaries: MysqlBinaries,
+  settings: ServiceSettings,
+  credentials: Credentials,
+): Promise<void> {
   if (!existsSync(join(MYSQL_DATA, 'mysql'))) {
     rmSync(MYSQL_DATA, { recursive: true, force: true });
     rmSync(MYSQL_READY, { force: true });
     mkdirSync(MYSQL_DIR, { recursive: true, mode: 0o700 });
     initialiseDataDir(binaries, MYSQL_DATA, join(MYSQL_DIR, 'install.log'));
   }
-  const instance = { dataDir: MYSQL_DATA, port: settings.mysqlPort, socket: MYSQL_SOCKET, pidFile: MYSQL_PID, errorLog: join(MYSQL_DIR, 'error.log') };
+  const instance = {
+    dataDir: MYSQL_DATA,
+    port: settings.mysqlPort,
+    socket: MYSQL_SOCKET,
+    pidFile: MYSQL_PID,
+    errorLog: join(MYSQL_DIR, 'error.log'),
+  };
   const child = spawn(binaries.server, mysqlServerArgs(instance), { detached: true, stdio: 'ignore' });
   child.unref();
   await waitUntil(
     `the database on port ${settings.mysqlPort}`,
-    async () => existsSync(MYSQL_SOCKET) && (await mysql.createConnection({ socketPath: MYSQL_SOCKET, user: 'root', password: credentials.mysqlRootPassword }).then(
-      async (c) => (await c.end(), true),
-      (err: { errno?: number }) => err.errno === 1045 || err.errno === 1698, // up, but root has no password yet
-    )),
+    async () =>
+      existsSync(MYSQL_SOCKET) &&
+      (await mysql
+        .createConnection({ socketPath: MYSQL_SOCKET, user: 'root', password: credentials.mysqlRootPassword })
+        .then(
+          async (c) => (await c.end(), true),
+          (err: { errno?: number }) => err.errno === 1045 || err.errno === 1698, // up, but root has no password yet
+        )),
     30_000,
     join(MYSQL_DIR, 'error.log'),
   );
@@ -179,7 +222,8 @@ export async function startNativeMysql(binaries: MysqlBinaries, settings: Servic
   }
   await waitUntil(
     `the app user on port ${settings.mysqlPort}`,
-    async () => (await probeMysql(settings.mysqlPort, credentials.mysqlUser, credentials.mysqlPassword)).state === 'healthy',
+    async () =>
+      (await probeMysql(settings.mysqlPort, credentials.mysqlUser, credentials.mysqlPassword)).state === 'healthy',
     10_000,
   );
 }

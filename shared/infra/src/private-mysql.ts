@@ -59,13 +59,20 @@ export async function startPrivateMysql(options: PrivateMysqlOptions): Promise<P
     current.kill(signal);
     await exited;
   };
-  const instance = { dataDir, port, socket: socketPath, pidFile: join(dir, 'mysqld.pid'), errorLog: join(dir, 'error.log') };
+  const instance = {
+    dataDir,
+    port,
+    socket: socketPath,
+    pidFile: join(dir, 'mysqld.pid'),
+    errorLog: join(dir, 'error.log'),
+  };
   /** Starts the server and waits until `ready` says yes (or the server exits, or the time is up). */
   const start = async (ready: () => Promise<boolean>) => {
     child = spawn(binaries.server, mysqlServerArgs(instance), { stdio: 'ignore' });
     const deadline = Date.now() + startTimeoutMs;
     while (!(await ready())) {
-      if (!running()) throw new Error(`the private database on port ${port} exited while starting; see ${instance.errorLog}`);
+      if (!running())
+        throw new Error(`the private database on port ${port} exited while starting; see ${instance.errorLog}`);
       if (Date.now() > deadline) {
         await kill('SIGKILL');
         throw new Error(`the private database on port ${port} did not answer within ${startTimeoutMs} ms`);
@@ -73,7 +80,8 @@ export async function startPrivateMysql(options: PrivateMysqlOptions): Promise<P
       await sleep(100);
     }
   };
-  const appUserAnswers = async () => (await probeMysql(port, credentials.mysqlUser, credentials.mysqlPassword)).state === 'healthy';
+  const appUserAnswers = async () =>
+    (await probeMysql(port, credentials.mysqlUser, credentials.mysqlPassword)).state === 'healthy';
   // A fresh folder's root has no password and is reachable on the socket only.
   const rootAnswersOnSocket = () =>
     mysql.createConnection({ socketPath, user: 'root' }).then(

@@ -56,8 +56,18 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   const conf = join(dir, 'redis.conf');
   writeFileSync(
     conf,
-    [`bind 127.0.0.1`, `port ${port}`, `requirepass ${password}`, 'appendonly yes', 'appendfsync everysec', 'save ""',
-      `maxmemory ${options.maxMemoryMb ?? 64}mb`, 'maxmemory-policy noeviction', `dir ${dir}`, ''].join('\n'),
+    [
+      `bind 127.0.0.1`,
+      `port ${port}`,
+      `requirepass ${password}`,
+      'appendonly yes',
+      'appendfsync everysec',
+      'save ""',
+      `maxmemory ${options.maxMemoryMb ?? 64}mb`,
+      'maxmemory-policy noeviction',
+      `dir ${dir}`,
+      '',
+    ].join('\n'),
     { mode: 0o600 },
   );
   let child: ChildProcess | undefined;

@@ -54,7 +54,10 @@ export async function probeRedis(port: number, password: string, host = '127.0.0
     if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(message)) {
       return { state: 'auth-failed', detail: 'a Redis answers but rejects the password in .env.tasks' };
     }
-    return { state: 'other-service', detail: `something answers on ${host}:${port} but not as Redis does (${message.slice(0, 80)})` };
+    return {
+      state: 'other-service',
+      detail: `something answers on ${host}:${port} but not as Redis does (${message.slice(0, 80)})`,
+    };
   } finally {
     client.disconnect();
   }
@@ -77,7 +80,10 @@ export async function probeMysql(
   } catch (err) {
     const e = err as { code?: string; errno?: number; message?: string };
     if (e.code === 'ER_ACCESS_DENIED_ERROR' || e.errno === 1045 || e.errno === 1698) {
-      return { state: 'auth-failed', detail: `a MySQL-compatible server answers but rejects user ${user} with the password in .env.tasks` };
+      return {
+        state: 'auth-failed',
+        detail: `a MySQL-compatible server answers but rejects user ${user} with the password in .env.tasks`,
+      };
     }
     return {
       state: 'other-service',

@@ -2,7 +2,7 @@
 // touch Redis or the database. Up is idempotent and safe to call from several
 // processes at once (turbo runs labs in parallel): a lock file serialises it.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   findBinaries,
   installHint,
@@ -49,7 +49,11 @@ function portOf(service: Service, settings: ServiceSettings): number {
   return service === 'redis' ? settings.redisPort : settings.mysqlPort;
 }
 
-export async function probe(service: Service, settings: ServiceSettings, credentials: Credentials): Promise<ProbeResult> {
+export async function probe(
+  service: Service,
+  settings: ServiceSettings,
+  credentials: Credentials,
+): Promise<ProbeResult> {
   return service === 'redis'
     ? probeRedis(settings.redisPort, credentials.redisPassword, settings.host)
     : probeMysql(settings.mysqlPort, credentials.mysqlUser, credentials.mysqlPassword, settings.host);
@@ -104,12 +108,17 @@ export async function preflight(
       const binary = service === 'redis' ? binaries.redisServer : binaries.mysqlServer;
       if (!binary) {
         const name = service === 'redis' ? 'redis-server' : 'mariadbd or mysqld';
-        problems.push({ service, code: 'missing-binary', message: `no ${name} found${aptFailed}: ${installHint(service)}` });
+        problems.push({
+          service,
+          code: 'missing-binary',
+          message: `no ${name} found${aptFailed}: ${installHint(service)}`,
+        });
         continue;
       }
       const found = service === 'redis' ? { version: redisServerVersion(binary) } : (mysqlServerVersion(binary) ?? {});
       const tooOld = versionProblem(service, found);
-      if (tooOld) problems.push({ service, code: 'old-version', message: `${tooOld} (${binary}). ${installHint(service)}` });
+      if (tooOld)
+        problems.push({ service, code: 'old-version', message: `${tooOld} (${binary}). ${installHint(service)}` });
     }
   }
   for (const service of services) {
@@ -123,17 +132,27 @@ export async function preflight(
 
 const LOCK_FILE = join(DATA_DIR, 'up.lock');
 
-async function withLock<T>(work: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
-  mkdirSync(DATA_DIR, { recursive: true, mode: 0o700 });
+/**
+ * Runs `work` holding a lock file: created exclusively (O_EXCL), holding the holder's pid, so a
+ * lock whose holder died is taken over instead of waited on. `onWait` is told once who holds it.
+ */
+export async function withFileLock<T>(
+  file: string,
+  work: () => Promise<T>,
+  options: { timeoutMs?: number; onWait?: (holder: number) => void } = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const deadline = Date.now() + timeoutMs;
+  let told = false;
   for (;;) {
     try {
-      closeSync(openSync(LOCK_FILE, 'wx'));
-      writeFileSync(LOCK_FILE, String(process.pid));
+      closeSync(openSync(file, 'wx'));
+      writeFileSync(file, String(process.pid));
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(readFileSync(LOCK_FILE, 'utf8').trim() || '0');
+      const holder = Number(readFileSync(file, 'utf8').trim() || '0');
       let alive = false;
       try {
         if (holder > 0) {
@@ -143,17 +162,23 @@ async function withLock<T>(work: () => Promise<T>, timeoutMs = 120_000): Promise
       } catch {
         /* the holder died: the lock is stale */
       }
-      if (!alive && holder > 0) rmSync(LOCK_FILE, { force: true });
-      if (Date.now() > deadline) throw new Error(`another process has held ${LOCK_FILE} for ${timeoutMs} ms`);
+      if (!alive && holder > 0) rmSync(file, { force: true });
+      if (alive && !told) {
+        options.onWait?.(holder);
+        told = true;
+      }
+      if (Date.now() > deadline) throw new Error(`another process has held ${file} for ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
   try {
     return await work();
   } finally {
-    rmSync(LOCK_FILE, { force: true });
+    rmSync(file, { force: true });
   }
 }
+
+const withLock = <T>(work: () => Promise<T>) => withFileLock(LOCK_FILE, work);
 
 // ---- up / down / status ---------------------------------------------------------
 
@@ -185,7 +210,11 @@ export async function ensureInfra(options: UpOptions = {}): Promise<{ mode: Mode
     throw new InfraError(
       services
         .filter((_, i) => states[i]?.state !== 'healthy')
-        .map((service) => ({ service, code: 'not-answering' as const, message: `127.0.0.1:${portOf(service, settings)} does not answer; it is run outside the labs (TASKS_LAB_ENV_FILE is set), so it is not started here` })),
+        .map((service) => ({
+          service,
+          code: 'not-answering' as const,
+          message: `127.0.0.1:${portOf(service, settings)} does not answer; it is run outside the labs (TASKS_LAB_ENV_FILE is set), so it is not started here`,
+        })),
     );
   }
 
@@ -210,7 +239,11 @@ export async function ensureInfra(options: UpOptions = {}): Promise<{ mode: Mode
         if (service === 'redis') await startNativeRedis(binaries.redisServer!, settings, credentials);
         else {
           const flavour = mysqlServerVersion(binaries.mysqlServer!)?.flavour ?? 'mariadb';
-          await startNativeMysql({ server: binaries.mysqlServer!, installDb: binaries.mysqlInstallDb, flavour }, settings, credentials);
+          await startNativeMysql(
+            { server: binaries.mysqlServer!, installDb: binaries.mysqlInstallDb, flavour },
+            settings,
+            credentials,
+          );
         }
         started.push(service);
       }

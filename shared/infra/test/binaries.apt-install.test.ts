@@ -45,8 +45,12 @@ const brokenInstall = {
 };
 
 describe('installing a missing service with apt', () => {
-  it("When apt installs a package, Then its progress lines reach the log as they come [test:apt-progress-shown]", async () => {
-    const aptGet = fakeAptGet({ lines: ['Unpacking redis-server (5:7.0.15-1~deb12u1) ...', 'Setting up redis-server (5:7.0.15-1~deb12u1) ...'], errors: [], status: 0 });
+  it('When apt installs a package, Then its progress lines reach the log as they come [test:apt-progress-shown]', async () => {
+    const aptGet = fakeAptGet({
+      lines: ['Unpacking redis-server (5:7.0.15-1~deb12u1) ...', 'Setting up redis-server (5:7.0.15-1~deb12u1) ...'],
+      errors: [],
+      status: 0,
+    });
     const log: string[] = [];
     const outcome = await tryAptInstall(['redis'], (line) => log.push(line), { aptGet, asRoot: true });
     expect(outcome).toEqual({ installed: true });
@@ -54,7 +58,7 @@ describe('installing a missing service with apt', () => {
     expect(log.join('\n')).toMatch(/Setting up redis-server/);
   });
 
-  it("When apt fails, Then its error is logged and returned, not swallowed [test:apt-error-shown]", async () => {
+  it('When apt fails, Then its error is logged and returned, not swallowed [test:apt-error-shown]', async () => {
     const aptGet = fakeAptGet(brokenInstall);
     const log: string[] = [];
     const outcome = await tryAptInstall(['redis'], (line) => log.push(line), { aptGet, asRoot: true });
@@ -70,7 +74,12 @@ describe('installing a missing service with apt', () => {
       binaries: {}, // nothing installed
       apt: { aptGet, asRoot: true },
       settings: { host: '127.0.0.1', redisPort: await freePort(), mysqlPort: await freePort() },
-      credentials: { redisPassword: 'x'.repeat(32), mysqlRootPassword: 'y'.repeat(32), mysqlUser: 'tasks', mysqlPassword: 'z'.repeat(32) },
+      credentials: {
+        redisPassword: 'x'.repeat(32),
+        mysqlRootPassword: 'y'.repeat(32),
+        mysqlUser: 'tasks',
+        mysqlPassword: 'z'.repeat(32),
+      },
     });
     expect(problems.map((p) => p.code)).toEqual(['missing-binary']);
     expect(problems[0]?.message).toMatch(/E: Unable to locate package redis-server/);
@@ -80,7 +89,9 @@ describe('installing a missing service with apt', () => {
   it('When we are not root, Then apt is not tried (the hint says what to install by hand)', async () => {
     const aptGet = fakeAptGet(brokenInstall);
     const log: string[] = [];
-    expect(await tryAptInstall(['redis', 'mysql'], (line) => log.push(line), { aptGet, asRoot: false })).toBeUndefined();
+    expect(
+      await tryAptInstall(['redis', 'mysql'], (line) => log.push(line), { aptGet, asRoot: false }),
+    ).toBeUndefined();
     expect(log).toEqual([]);
   });
 });

@@ -16,8 +16,12 @@ describe('versions', () => {
   });
 
   it('When a binary is too old, Then the problem names the product, its version and the minimum', () => {
-    expect(versionProblem('redis', { version: '6.0.16' })).toBe('Redis 6.0.16 is too old: the labs need Redis 6.2.0 or newer');
-    expect(versionProblem('mysql', { flavour: 'mariadb', version: '10.5.2' })).toMatch(/MariaDB 10.5.2 is too old.*10.6.0/);
+    expect(versionProblem('redis', { version: '6.0.16' })).toBe(
+      'Redis 6.0.16 is too old: the labs need Redis 6.2.0 or newer',
+    );
+    expect(versionProblem('mysql', { flavour: 'mariadb', version: '10.5.2' })).toMatch(
+      /MariaDB 10.5.2 is too old.*10.6.0/,
+    );
     expect(versionProblem('mysql', { flavour: 'mysql', version: '5.7.44' })).toMatch(/MySQL 5.7.44 is too old.*8.0.1/);
     expect(versionProblem('redis', { version: '7.0.15' })).toBeUndefined();
     expect(versionProblem('mysql', { flavour: 'mariadb', version: '10.11.19' })).toBeUndefined();

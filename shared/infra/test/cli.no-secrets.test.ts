@@ -4,7 +4,11 @@ import { countLeakedSecrets } from '../src/credentials.ts';
 import { REPO_ROOT } from '../src/settings.ts';
 
 function run(script: string): string {
-  return execFileSync('pnpm', ['--silent', script], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('pnpm', ['--silent', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 describe('pnpm infra:*', () => {

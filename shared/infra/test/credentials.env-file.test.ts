@@ -41,7 +41,9 @@ describe('credentials', () => {
 
   it('When a URL carries a password, Then redactUrl hides it', () => {
     expect(redactUrl('redis://default:s3cret@127.0.0.1:6384/0')).toBe('redis://default:***@127.0.0.1:6384/0');
-    expect(redactUrl('mysql://tasks:s3cret@127.0.0.1:3307/tasks_lab11')).toBe('mysql://tasks:***@127.0.0.1:3307/tasks_lab11');
+    expect(redactUrl('mysql://tasks:s3cret@127.0.0.1:3307/tasks_lab11')).toBe(
+      'mysql://tasks:***@127.0.0.1:3307/tasks_lab11',
+    );
   });
 
   it('When output contains a generated password, Then countLeakedSecrets finds it; clean output counts 0', () => {

@@ -17,7 +17,10 @@ interface ComposeService {
 }
 
 const text = readFileSync(join(INFRA_DIR, 'docker-compose.yml'), 'utf8');
-const compose = parse(text) as { services: Record<'redis' | 'mysql', ComposeService>; volumes: Record<string, unknown> };
+const compose = parse(text) as {
+  services: Record<'redis' | 'mysql', ComposeService>;
+  volumes: Record<string, unknown>;
+};
 
 describe('infra/docker-compose.yml', () => {
   it('When students use Docker, Then they get redis:7 and mysql:8.4 on loopback ports 6384 and 3307', () => {

@@ -40,7 +40,11 @@ beforeEach(async () => {
   if (labsDir) rmSync(labsDir, { recursive: true, force: true });
   labsDir = mkdtempSync(join(tmpdir(), 'tasks-lab-migrations-'));
   // Lab 01 creates a table with two statements in one file; a ';' inside a string must not split it.
-  writeMigration('01-first', '001-notes.sql', "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(50));\nINSERT INTO notes VALUES (1, 'a; b');\n");
+  writeMigration(
+    '01-first',
+    '001-notes.sql',
+    "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(50));\nINSERT INTO notes VALUES (1, 'a; b');\n",
+  );
   mkdirSync(join(labsDir, '02-no-database')); // a lab without migrations/
   // Lab 03's files need lab 01's table, and repeat lab 01's file name.
   writeMigration('03-third', '001-notes.sql', 'ALTER TABLE notes ADD COLUMN tag VARCHAR(20) NULL;');
@@ -56,10 +60,22 @@ afterAll(async () => {
 describe('migrateLab: the chain of earlier labs', () => {
   it('When lab 03 is migrated, Then labs 01 and 03 apply in lab then file order, each recorded with its checksum, and lab 04 does not', async () => {
     const report = await migrateLab('03', { database, labsDir });
-    expect(report.applied.map((m) => `${m.lab}/${m.file}`)).toEqual(['01/001-notes.sql', '03/001-notes.sql', '03/002-tagged.sql']);
-    expect(await query(`SELECT id, body, tag FROM \`${database}\`.notes`)).toEqual([{ id: 1, body: 'a; b', tag: 'first' }]);
-    const ledger = await query(`SELECT lab, file, checksum, applied_at FROM \`${database}\`.schema_migrations ORDER BY applied_at, lab, file`);
-    expect(ledger.map((row) => `${row.lab}/${row.file}`)).toEqual(['01/001-notes.sql', '03/001-notes.sql', '03/002-tagged.sql']);
+    expect(report.applied.map((m) => `${m.lab}/${m.file}`)).toEqual([
+      '01/001-notes.sql',
+      '03/001-notes.sql',
+      '03/002-tagged.sql',
+    ]);
+    expect(await query(`SELECT id, body, tag FROM \`${database}\`.notes`)).toEqual([
+      { id: 1, body: 'a; b', tag: 'first' },
+    ]);
+    const ledger = await query(
+      `SELECT lab, file, checksum, applied_at FROM \`${database}\`.schema_migrations ORDER BY applied_at, lab, file`,
+    );
+    expect(ledger.map((row) => `${row.lab}/${row.file}`)).toEqual([
+      '01/001-notes.sql',
+      '03/001-notes.sql',
+      '03/002-tagged.sql',
+    ]);
     expect(ledger[0]?.checksum).toBe(report.applied[0]?.checksum);
     expect(ledger.every((row) => row.applied_at instanceof Date)).toBe(true);
     expect(await query(`SHOW TABLES FROM \`${database}\` LIKE 'later'`)).toEqual([]);
@@ -75,11 +91,39 @@ describe('migrateLab: the chain of earlier labs', () => {
 
   it('When an applied file was edited, Then the run is refused naming the lab, the file and both checksums', async () => {
     await migrateLab('03', { database, labsDir });
-    const recorded = writeMigration('01-first', '001-notes.sql', "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(50));\nINSERT INTO notes VALUES (1, 'a; b');\n");
+    const recorded = writeMigration(
+      '01-first',
+      '001-notes.sql',
+      "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(50));\nINSERT INTO notes VALUES (1, 'a; b');\n",
+    );
     const edited = writeMigration('01-first', '001-notes.sql', 'CREATE TABLE notes (id BIGINT PRIMARY KEY);\n');
     const run = migrateLab('03', { database, labsDir });
     await expect(run).rejects.toBeInstanceOf(MigrationEditedError);
     await expect(run).rejects.toThrow(new RegExp(`01/001-notes\\.sql .*${recorded}.*${edited}`));
+    // A scratch database (not the lab's own): the way out is to drop it, and the edit case is named too.
+    await expect(run).rejects.toThrow(
+      new RegExp(
+        `database ${database}: .*If you did not edit the file, the course's migrations changed .*drop the database ${database}.*If you edited it, restore it`,
+      ),
+    );
+  });
+
+  it("When the lab's own database refuses a changed migration, Then the message tells a student what to do: the reset command that rebuilds it and what it loses, or restoring an edit [test:migration-edited-says-what-to-do]", () => {
+    const error = new MigrationEditedError('11', '002-export-jobs.sql', 'a'.repeat(64), 'b'.repeat(64), {
+      database: 'tasks_lab15',
+      lab: '15',
+    });
+    expect(error.message).toContain(
+      'migration 11/002-export-jobs.sql differs from the one applied to the database tasks_lab15',
+    );
+    expect(error.message).toContain(
+      "If you did not edit the file, the course's migrations changed since this database was made",
+    );
+    expect(error.message).toContain('`pnpm -w lab 15 --reset --yes` rebuilds it');
+    expect(error.message).toMatch(/drops that database, its jobs, events and every other row/);
+    expect(error.message).toContain(
+      'If you edited it, restore it from git and put your change in a new numbered migration',
+    );
   });
 
   it('When a migration fails, Then the error names its lab and file and it is not recorded', async () => {
@@ -92,7 +136,10 @@ describe('migrateLab: the chain of earlier labs', () => {
   });
 
   it('When two processes migrate at once, Then each migration is applied once', async () => {
-    const [a, b] = await Promise.all([migrateLab('03', { database, labsDir }), migrateLab('03', { database, labsDir })]);
+    const [a, b] = await Promise.all([
+      migrateLab('03', { database, labsDir }),
+      migrateLab('03', { database, labsDir }),
+    ]);
     expect([a.applied.length, b.applied.length].sort()).toEqual([0, 3]);
   });
 });

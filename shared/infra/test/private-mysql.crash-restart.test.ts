@@ -9,7 +9,12 @@ import { findBinaries } from '../src/binaries.ts';
 import type { Credentials } from '../src/credentials.ts';
 import { startPrivateMysql } from '../src/private-mysql.ts';
 
-const credentials: Credentials = { redisPassword: 'unused', mysqlRootPassword: 'root-secret-for-test', mysqlUser: 'tasks', mysqlPassword: 'app-secret-for-test' };
+const credentials: Credentials = {
+  redisPassword: 'unused',
+  mysqlRootPassword: 'root-secret-for-test',
+  mysqlUser: 'tasks',
+  mysqlPassword: 'app-secret-for-test',
+};
 const hasServer = findBinaries().mysqlServer !== undefined;
 
 let tempRoot: string;
@@ -29,7 +34,13 @@ afterAll(() => {
 describe.runIf(hasServer)('startPrivateMysql', () => {
   it('keeps a committed row across a crash and a restart, and deletes its folder on close', async () => {
     const db = await startPrivateMysql({ credentials });
-    const connect = () => mysql.createConnection({ host: '127.0.0.1', port: db.port, user: credentials.mysqlUser, password: credentials.mysqlPassword });
+    const connect = () =>
+      mysql.createConnection({
+        host: '127.0.0.1',
+        port: db.port,
+        user: credentials.mysqlUser,
+        password: credentials.mysqlPassword,
+      });
     try {
       const before = await connect();
       await before.query('create database tasks_private_test');

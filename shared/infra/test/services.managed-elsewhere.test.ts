@@ -14,7 +14,8 @@ import { ensureInfra, InfraError } from '../src/services.ts';
 const saved: Record<string, string | undefined> = {};
 let dir: string;
 beforeEach(() => {
-  for (const key of ['TASKS_LAB_ENV_FILE', 'TASKS_LAB_REDIS_PORT', 'TASKS_LAB_MYSQL_PORT']) saved[key] = process.env[key];
+  for (const key of ['TASKS_LAB_ENV_FILE', 'TASKS_LAB_REDIS_PORT', 'TASKS_LAB_MYSQL_PORT'])
+    saved[key] = process.env[key];
   dir = mkdtempSync(join(tmpdir(), 'managed-elsewhere-'));
 });
 afterEach(() => {
@@ -41,7 +42,9 @@ describe('ensureInfra with credentials of services run elsewhere', () => {
     process.env.TASKS_LAB_REDIS_PORT = String(port);
     const error = await ensureInfra({ services: ['redis'] }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(InfraError);
-    expect((error as InfraError).problems).toEqual([expect.objectContaining({ service: 'redis', code: 'not-answering' })]);
+    expect((error as InfraError).problems).toEqual([
+      expect.objectContaining({ service: 'redis', code: 'not-answering' }),
+    ]);
     expect(await answers(port)).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage } from './errors.ts';
+import { stopPresses } from './main.ts';
 import { SECOND } from './time.ts';
 
 export interface CheckOutcome {
@@ -205,9 +206,18 @@ export interface VerifyOptions {
   checks: Check[];
   /** Where the lesson doc lives, shown when a check fails. */
   doc: string;
-  /** Where the result file goes. @defaultValue process.cwd() (the lab folder under pnpm) */
+  /**
+   * Where the result file goes.
+   * @defaultValue $TASKS_LAB_RESULT_DIR if set (a test that runs a real lab's verify points it at a
+   * temporary folder, so it does not overwrite the result a CI run is about to count), else
+   * process.cwd() (the lab folder under pnpm)
+   */
   resultDir?: string;
 }
+
+/** The folder the result file goes to: see VerifyOptions.resultDir. */
+export const resultDirOf = (options: Pick<VerifyOptions, 'resultDir'>) =>
+  options.resultDir ?? process.env.TASKS_LAB_RESULT_DIR ?? process.cwd();
 
 /** The course has sixteen lessons. */
 const LAST_LESSON = 16;
@@ -216,12 +226,13 @@ const LAST_LESSON = 16;
 export function nextLessonHint(lesson: string, labDir: string): string {
   const next = String(Number(lesson) + 1).padStart(2, '0');
   const labsDir = dirname(labDir);
-  const folder = existsSync(labsDir) && basename(labsDir) === 'labs'
-    ? readdirSync(labsDir).find((name) => name.startsWith(`${next}-`))
-    : undefined;
+  const folder =
+    existsSync(labsDir) && basename(labsDir) === 'labs'
+      ? readdirSync(labsDir).find((name) => name.startsWith(`${next}-`))
+      : undefined;
   if (folder) return `Next: pnpm -w lab ${next} (labs/${folder}, docs/${folder}.md)`;
   return Number(lesson) >= LAST_LESSON
-    ? 'That was the last lesson of the course (`pnpm -w lab` shows every lesson\'s status).'
+    ? "That was the last lesson of the course (`pnpm -w lab` shows every lesson's status)."
     : 'That is the last lesson available so far (`pnpm -w lab` lists them).';
 }
 
@@ -234,24 +245,38 @@ export function nextLessonHint(lesson: string, labDir: string): string {
 export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
   console.log(`Lesson ${options.lesson}: ${options.title}`);
   const interrupted = new AbortController();
-  let signals = 0;
+  const press = stopPresses();
   const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) process.exit(130);
+    const meaning = press();
+    if (meaning === 'copy') return; // pnpm relays the terminal's Ctrl-C: one press, two signals
+    if (meaning === 'again') process.exit(130);
     console.log(`${signal}: stopping the running check and cleaning up (again to exit at once)`);
     interrupted.abort(new Error(`verify got ${signal}`));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  let report: CheckReport;
+  // The handlers stay until the result file is written: a copy of the Ctrl-C that pnpm relays late
+  // (a loaded machine) would otherwise meet the default handler and kill the verify between its
+  // summary and its result file, and `pnpm lab` would report a verify that never reported.
   try {
-    report = await runChecks(options.checks, undefined, { signal: interrupted.signal });
+    let report = await runChecks(options.checks, undefined, { signal: interrupted.signal });
+    const notRun = options.checks.length - report.results.length;
+    if (notRun > 0) report = { ...report, failed: report.failed + notRun };
+    printSummary(options, report, notRun);
+    const file = join(resultDirOf(options), '.lab-result.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2) + '\n',
+    );
+    process.exitCode = report.failed > 0 ? 1 : 0;
+    return report;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  const notRun = options.checks.length - report.results.length;
-  if (notRun > 0) report = { ...report, failed: report.failed + notRun };
+}
+
+function printSummary(options: VerifyOptions, report: CheckReport, notRun: number): void {
   console.log('');
   if (notRun > 0) console.log(`Interrupted: ${notRun} check(s) did not run, and count as failed.`);
   if (report.failed > 0) {
@@ -260,11 +285,4 @@ export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
     console.log(`All checks passed. ${nextLessonHint(options.lesson, options.resultDir ?? process.cwd())}`);
   }
   console.log(formatSummary(report));
-  const file = join(options.resultDir ?? process.cwd(), '.lab-result.json');
-  writeFileSync(
-    file,
-    JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2) + '\n',
-  );
-  process.exitCode = report.failed > 0 ? 1 : 0;
-  return report;
 }

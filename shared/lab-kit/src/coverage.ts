@@ -13,6 +13,8 @@ export const COURSE_SECTIONS = [
   'acceptance',
   'troubleshooting',
   'exercise',
+  // Lesson 16's failure matrix: one item per row of the course's table (step 4).
+  'failure-matrix',
   'deep-dive',
 ] as const;
 export type CourseSection = (typeof COURSE_SECTIONS)[number];
@@ -21,7 +23,13 @@ export type CourseSection = (typeof COURSE_SECTIONS)[number];
  * Sections whose items say what a student sees or what must hold: they are always
  * graded by a check or a test, never doc-only.
  */
-export const ALWAYS_GRADED: readonly CourseSection[] = ['learning-check', 'drill', 'acceptance', 'exercise'];
+export const ALWAYS_GRADED: readonly CourseSection[] = [
+  'learning-check',
+  'drill',
+  'acceptance',
+  'exercise',
+  'failure-matrix',
+];
 
 export interface CoverageItem {
   section: CourseSection;

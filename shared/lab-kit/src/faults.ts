@@ -51,11 +51,17 @@ function parseTimes(text: string | undefined, rule: string): number {
 /** Parses a LAB_FAULTS value; an unknown point name is an error naming the points there are. */
 export function parseFaults(spec: string, knownPoints: readonly string[]): FaultRule[] {
   const rules: FaultRule[] = [];
-  for (const rule of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const rule of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [point = '', action = '', count, ...extra] = rule.split(':');
-    if (extra.length > 0 || action === '') throw new Error(`${FAULTS_ENV}: "${rule}" is not <point>:<action>[:<count>]`);
+    if (extra.length > 0 || action === '')
+      throw new Error(`${FAULTS_ENV}: "${rule}" is not <point>:<action>[:<count>]`);
     if (!knownPoints.includes(point)) {
-      throw new Error(`${FAULTS_ENV}: unknown fault point "${point}"; this process has: ${knownPoints.join(', ') || 'none'}`);
+      throw new Error(
+        `${FAULTS_ENV}: unknown fault point "${point}"; this process has: ${knownPoints.join(', ') || 'none'}`,
+      );
     }
     rules.push({ point, action: parseAction(action, rule), times: parseTimes(count, rule) });
   }
@@ -63,7 +69,11 @@ export function parseFaults(spec: string, knownPoints: readonly string[]): Fault
 }
 
 /** Builds one rule of a LAB_FAULTS value, for drills: faultRule('after-rename', 'crash') -> "after-rename:crash:once". */
-export function faultRule(point: string, action: 'crash' | 'throw' | 'hang' | `delay-${number}`, count: 'once' | 'always' | number = 'once'): string {
+export function faultRule(
+  point: string,
+  action: 'crash' | 'throw' | 'hang' | `delay-${number}`,
+  count: 'once' | 'always' | number = 'once',
+): string {
   return `${point}:${action}:${count}`;
 }
 
@@ -81,7 +91,10 @@ export interface FaultPoints<P extends string> {
  * that is not declared is refused at start-up, so a typo cannot make a drill pass by
  * silently injecting nothing.
  */
-export function faultPoints<const P extends string>(points: readonly P[], env: NodeJS.ProcessEnv = process.env): FaultPoints<P> {
+export function faultPoints<const P extends string>(
+  points: readonly P[],
+  env: NodeJS.ProcessEnv = process.env,
+): FaultPoints<P> {
   const rules = parseFaults(env[FAULTS_ENV] ?? '', points);
   return {
     points,

@@ -22,13 +22,26 @@ export interface OptionSpec<T> {
 }
 
 /** A duration in milliseconds: a whole number, at least `min` (1 by default: a zero timing is refused). */
-export function durationMs(env: string, defaultMs: number, bounds: { min?: number; max?: number } = {}): OptionSpec<number> {
+export function durationMs(
+  env: string,
+  defaultMs: number,
+  bounds: { min?: number; max?: number } = {},
+): OptionSpec<number> {
   const min = bounds.min ?? 1;
   const max = bounds.max ?? 24 * 60 * 60 * 1000;
-  return { env, default: defaultMs, schema: z.coerce.number().int().min(min).max(max), expects: `a whole number of milliseconds from ${min} to ${max}` };
+  return {
+    env,
+    default: defaultMs,
+    schema: z.coerce.number().int().min(min).max(max),
+    expects: `a whole number of milliseconds from ${min} to ${max}`,
+  };
 }
 
-export function wholeNumber(env: string, defaultValue: number, bounds: { min: number; max: number }): OptionSpec<number> {
+export function wholeNumber(
+  env: string,
+  defaultValue: number,
+  bounds: { min: number; max: number },
+): OptionSpec<number> {
   return {
     env,
     default: defaultValue,
@@ -47,8 +60,17 @@ export function name(env: string, defaultValue: string): OptionSpec<string> {
   };
 }
 
-export function choice<const T extends string>(env: string, defaultValue: T, values: readonly [T, ...T[]]): OptionSpec<T> {
-  return { env, default: defaultValue, schema: z.enum(values) as unknown as z.ZodType<T>, expects: `one of ${values.join(', ')}` };
+export function choice<const T extends string>(
+  env: string,
+  defaultValue: T,
+  values: readonly [T, ...T[]],
+): OptionSpec<T> {
+  return {
+    env,
+    default: defaultValue,
+    schema: z.enum(values) as unknown as z.ZodType<T>,
+    expects: `one of ${values.join(', ')}`,
+  };
 }
 
 export function text(env: string, defaultValue: string): OptionSpec<string> {
@@ -99,7 +121,10 @@ export function defineOptions<S extends Record<string, OptionSpec<unknown>>>(spe
         }
         const parsed = spec.schema.safeParse(raw);
         if (parsed.success) values[key] = parsed.data;
-        else problems.push(`${override !== undefined ? key : spec.env} must be ${spec.expects}, got ${JSON.stringify(String(raw)).slice(0, 60)}`);
+        else
+          problems.push(
+            `${override !== undefined ? key : spec.env} must be ${spec.expects}, got ${JSON.stringify(String(raw)).slice(0, 60)}`,
+          );
       }
       if (problems.length > 0) throw new OptionsError(problems);
       return values as Values<S>;

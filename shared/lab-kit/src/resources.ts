@@ -23,7 +23,10 @@ export interface Resources {
  * (last registered, first closed). A clean-up step that fails is reported on stderr
  * and does not stop the others.
  */
-export async function withResources<T>(signal: AbortSignal | undefined, work: (res: Resources) => Promise<T>): Promise<T> {
+export async function withResources<T>(
+  signal: AbortSignal | undefined,
+  work: (res: Resources) => Promise<T>,
+): Promise<T> {
   const closers: Closer[] = [];
   const scope = new AbortController();
   let closing: Promise<void> | undefined;

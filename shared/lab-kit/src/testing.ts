@@ -8,6 +8,8 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
 import { findCheck, runCheck, type Check, type CheckResult } from './checks.ts';
 
+export { expectJsonTimeout, TIMEOUT_SLACK_MS } from './http-timeouts-testing.ts';
+
 export interface BreakOptions {
   /** The observation must match this too (it says what the broken part did). */
   observed?: RegExp;
@@ -37,7 +39,9 @@ export function canFailSuite<D>(build: (deps?: D) => readonly Check[]): CanFailS
     },
     coversEveryCheck() {
       it('Every check of this lab has a can-fail case', () => {
-        const missing = build().map((c) => c.id).filter((id) => !covered.has(id));
+        const missing = build()
+          .map((c) => c.id)
+          .filter((id) => !covered.has(id));
         expect(missing, `checks with no can-fail case: ${missing.join(', ')}`).toEqual([]);
       });
     },

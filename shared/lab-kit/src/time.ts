@@ -25,7 +25,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
-  { timeoutMs = 10 * SECOND, intervalMs = 50, signal }: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
+  {
+    timeoutMs = 10 * SECOND,
+    intervalMs = 50,
+    signal,
+  }: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

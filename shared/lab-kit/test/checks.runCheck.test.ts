@@ -31,12 +31,17 @@ describe('runCheck', () => {
   });
 
   it('When a check hangs past its time limit, Then it fails instead of hanging the verify', async () => {
-    const result = await runCheck({ id: 'hangs', name: 'hangs', run: () => new Promise(() => {}), timeoutMs: 50 }, { cleanupGraceMs: 50 });
+    const result = await runCheck(
+      { id: 'hangs', name: 'hangs', run: () => new Promise(() => {}), timeoutMs: 50 },
+      { cleanupGraceMs: 50 },
+    );
     expect(result.ok).toBe(false);
     expect(result.observed).toMatch(/no answer within 50 ms/);
   });
 
-  it('When a check hangs while it holds a real process, Then the timeout kills it and the next check passes', { timeout: 30_000 }, async () => {
+  it('When a check hangs while it holds a real process, Then the timeout kills it and the next check passes', {
+    timeout: 30_000,
+  }, async () => {
     let held: LabProcess | undefined;
     const hanging: Check = {
       id: 'hangs-holding-a-process',
@@ -121,7 +126,9 @@ describe('LabProcess.stop', () => {
     expect(proc.output()).toMatch(/ignoring SIGTERM/);
   });
 
-  it('When a process never prints its ready line, Then launchProcess kills it and says what it printed', { timeout: 30_000 }, async () => {
+  it('When a process never prints its ready line, Then launchProcess kills it and says what it printed', {
+    timeout: 30_000,
+  }, async () => {
     let error: unknown;
     try {
       await launchProcess(STUBBORN, { ready: /never printed/, readyTimeoutMs: 1500 });
@@ -135,14 +142,18 @@ describe('LabProcess.stop', () => {
 });
 
 describe('runVerify interrupted', () => {
-  it('When verify gets SIGINT during a check, Then that check is cleaned up, the rest do not run, and it exits 1', { timeout: 30_000 }, async () => {
+  it('When verify gets SIGINT during a check, Then that check is cleaned up, the rest do not run, and it exits 1', {
+    timeout: 30_000,
+  }, async () => {
     const verify = startTsProcess(fileURLToPath(new URL('./fixtures/interrupted-verify.ts', import.meta.url)));
     const [, heldPid] = await verify.waitForOutput(/holding (\d+)/);
     verify.child.kill('SIGINT');
     const exit = await verify.exited;
     expect(exit.code).toBe(1);
     expect(isAlive(Number(heldPid))).toBe(false);
-    expect(verify.output()).toMatch(/✗ FAIL  hangs holding a process \[hangs\] — observed: stopped: verify got SIGINT; its resources were released/);
+    expect(verify.output()).toMatch(
+      /✗ FAIL {2}hangs holding a process \[hangs\] — observed: stopped: verify got SIGINT; its resources were released/,
+    );
     expect(verify.output()).not.toMatch(/never reached/);
     expect(verify.output()).toMatch(/1 passed, 2 failed/);
   });

@@ -27,7 +27,9 @@ describe('parseFaults', () => {
   });
 
   it('When a drill builds a rule, Then it parses back', () => {
-    expect(parseFaults(faultRule('a', 'delay-10', 3), ['a'])).toEqual([{ point: 'a', action: { kind: 'delay', ms: 10 }, times: 3 }]);
+    expect(parseFaults(faultRule('a', 'delay-10', 3), ['a'])).toEqual([
+      { point: 'a', action: { kind: 'delay', ms: 10 }, times: 3 },
+    ]);
   });
 });
 
@@ -57,7 +59,9 @@ describe('faultPoints', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(100);
   });
 
-  it('When a real process has a crash rule, Then it dies by SIGKILL at that point and nothing after it runs', { timeout: 30_000 }, async () => {
+  it('When a real process has a crash rule, Then it dies by SIGKILL at that point and nothing after it runs', {
+    timeout: 30_000,
+  }, async () => {
     const proc = startTsProcess(FAULT_PROCESS, { env: { LAB_FAULTS: 'before-answer:crash:once' } });
     const exit = await proc.exited;
     expect(exit.signal).toBe('SIGKILL');

@@ -14,7 +14,10 @@ describe('defineOptions', () => {
   });
 
   it('When the environment sets values, Then they are parsed, and overrides win over them', () => {
-    const values = OPTIONS.read({ env: { LEASE_MS: '1500', WORKERS: '4', MODE: 'sandboxed' }, overrides: { workers: 3 } });
+    const values = OPTIONS.read({
+      env: { LEASE_MS: '1500', WORKERS: '4', MODE: 'sandboxed' },
+      overrides: { workers: 3 },
+    });
     expect(values).toEqual({ leaseMs: 1500, workers: 3, queueName: 'exports', mode: 'sandboxed' });
   });
 
@@ -38,7 +41,9 @@ describe('defineOptions', () => {
   });
 
   it('When a bad override is passed in code, Then it is refused under its option name', () => {
-    expect(() => OPTIONS.read({ env: {}, overrides: { leaseMs: 0 } })).toThrow(/leaseMs must be a whole number of milliseconds/);
+    expect(() => OPTIONS.read({ env: {}, overrides: { leaseMs: 0 } })).toThrow(
+      /leaseMs must be a whole number of milliseconds/,
+    );
   });
 
   it('When values are turned into an environment, Then reading it back gives the same values', () => {

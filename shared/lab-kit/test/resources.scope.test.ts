@@ -59,7 +59,10 @@ describe('waitFor', () => {
     setTimeout(() => controller.abort(new Error('check timed out')), 50);
     const started = Date.now();
     await expect(
-      waitFor('a job that never finishes', () => Promise.reject(new Error('redis down')), { timeoutMs: 10_000, signal: controller.signal }),
+      waitFor('a job that never finishes', () => Promise.reject(new Error('redis down')), {
+        timeoutMs: 10_000,
+        signal: controller.signal,
+      }),
     ).rejects.toThrow('check timed out');
     expect(Date.now() - started).toBeLessThan(1000);
   });

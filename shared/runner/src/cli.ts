@@ -8,9 +8,14 @@
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
 //   pnpm lab check-exercises    every untouched exercise fails, every solution passes
 //   pnpm lab coverage [NN] [--write]  which course checklist items the checks and tests grade
+//   pnpm lab NN --walk          run the lesson doc's own steps, as a student types them
+//   pnpm lab NN --reset [--yes] return the lab to its fresh state
+//   pnpm lab sql NN [-e "..."]  the lab's database in a client (credentials from a 0600 file)
+//   pnpm lab products NN COUNT  products 1 to COUNT exist in the lab's database
+//   pnpm lab schema NN [--write] the schema lab NN runs on (its migrations applied), or rewrite its schema.txt
 import { relative } from 'node:path';
 import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
-import { formatSummary } from '@tasks-lab/lab-kit';
+import { formatSummary, stopPresses } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
@@ -18,6 +23,10 @@ import { formatRepeat, summariseRuns } from './repeat.ts';
 import { runExerciseTest, runVerifyOnce } from './run.ts';
 import { checkAllExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
+import { addProducts, LabDatabaseError, openSqlClient } from './lab-database.ts';
+import { resetLab } from './reset.ts';
+import { NoSchemaError, schemaCommand } from './schema.ts';
+import { walkLesson } from './walk/index.ts';
 
 const USAGE = `Usage:
   pnpm lab                       list the lessons and their status
@@ -26,6 +35,14 @@ const USAGE = `Usage:
   pnpm lab NN --hint             show the try-it-yourself hint
   pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
   pnpm lab NN --solution         show the reference answer's path and grade it
+  pnpm lab NN --walk             run lesson NN's doc step by step, as a student types it
+                                 (--keep-going: on past a failed step)
+  pnpm lab NN --reset [--yes]    return lesson NN's lab to its fresh state (database, Redis keys, files)
+  pnpm lab sql NN                open lesson NN's database in the MySQL client
+  pnpm lab sql NN -e "SELECT 1"  run one statement there and print the result as a table
+  pnpm lab products NN COUNT     make products 1 to COUNT exist in lesson NN's database
+  pnpm lab schema NN [--write]   print the schema lesson NN's lab runs on (every migration up to it
+                                 applied to an empty database), or rewrite labs/NN-*/migrations/schema.txt
   pnpm lab diff A B [--full]     show what lesson B changed relative to lesson A
   pnpm lab check-exercises       check every exercise fails untouched and every solution passes
   pnpm lab coverage [NN]         which course checklist items each lesson's checks and tests grade
@@ -112,19 +129,46 @@ async function repeat(lab: Lab, times: number): Promise<number> {
   return bad === 0 ? 0 : 1;
 }
 
+/** Ctrl-C stops the walk and the processes it started; a second press exits at once. */
+async function walk(lab: Lab, keepGoing: boolean): Promise<number> {
+  const interrupted = new AbortController();
+  const press = stopPresses();
+  const onSignal = () => {
+    const meaning = press();
+    if (meaning === 'again') process.exit(130);
+    if (meaning === 'first') interrupted.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const report = await walkLesson(lab, { keepGoing, signal: interrupted.signal });
+    return report.failed === 0 && !interrupted.signal.aborted ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
 async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'): Promise<number> {
   const info = lab.exercise;
   if (!info) throw new UsageError(`Lesson ${lab.lesson.number} has no try-it-yourself exercise.`);
-  const where = (file: string) => relative(process.cwd(), `${lab.dir}/${file}`);
+  // Relative to where the student typed the command: `pnpm -w` runs us at the root, and pnpm
+  // says in INIT_CWD which folder the command was typed in (the lab folder, in the docs).
+  const where = (file: string) => relative(process.env.INIT_CWD ?? process.cwd(), `${lab.dir}/${file}`);
   if (flag === '--hint') {
-    console.log(`Exercise: ${where(info.file)}\nHint: ${info.hint}\nGrade it with: pnpm -w lab ${lab.lesson.number} --exercise`);
+    console.log(
+      `Exercise: ${where(info.file)}\nHint: ${info.hint}\nGrade it with: pnpm -w lab ${lab.lesson.number} --exercise`,
+    );
     return 0;
   }
-  if (flag === '--solution') console.log(`Reference answer: ${where(info.solution)}\nGrading it with ${where(info.test)}:\n`);
+  if (flag === '--solution')
+    console.log(`Reference answer: ${where(info.solution)}\nGrading it with ${where(info.test)}:\n`);
   else console.log(`Grading ${where(info.file)} with ${where(info.test)}:\n`);
   const { exitCode } = await runExerciseTest(lab, flag === '--solution' ? 'solution' : 'student');
   if (flag === '--exercise') {
-    console.log(exitCode === 0 ? '✓ Your exercise passes.' : `✗ Not yet. A hint: pnpm -w lab ${lab.lesson.number} --hint`);
+    console.log(
+      exitCode === 0 ? '✓ Your exercise passes.' : `✗ Not yet. A hint: pnpm -w lab ${lab.lesson.number} --hint`,
+    );
   }
   return exitCode === 0 ? 0 : 1;
 }
@@ -145,17 +189,37 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'coverage') {
     const only = rest.find((x) => !x.startsWith('--'));
-    const labs = only ? [requireLab(only)] : LESSONS.map((lesson) => findLab(lesson)).filter((lab): lab is Lab => lab !== undefined);
+    const labs = only
+      ? [requireLab(only)]
+      : LESSONS.map((lesson) => findLab(lesson)).filter((lab): lab is Lab => lab !== undefined);
     const report = await allCoverage(labs, { write: rest.includes('--write') });
     for (const lesson of report) for (const line of formatCoverage(lesson)) console.log(line);
     const failed = report.filter((c) => c.problems.length > 0).length;
     console.log(formatSummary({ passed: report.length - failed, failed }));
     return failed === 0 ? 0 : 1;
   }
+  if (first === 'sql') {
+    const [number, ...clientArgs] = rest;
+    return openSqlClient(requireLab(number), clientArgs);
+  }
+  if (first === 'products') {
+    const [number, countArg] = rest;
+    const count = Number(countArg);
+    if (!Number.isInteger(count) || count < 1 || count > 10_000)
+      throw new UsageError('products takes a lesson and a count from 1 to 10000, e.g. `pnpm lab products 13 40`.');
+    console.log(await addProducts(requireLab(number), count));
+    return 0;
+  }
+  if (first === 'schema') {
+    const [number] = rest.filter((x) => !x.startsWith('--'));
+    return schemaCommand(requireLab(number), { write: rest.includes('--write'), print: (text) => console.log(text) });
+  }
   if (first === 'diff') {
     const [a, b] = rest.filter((x) => !x.startsWith('--'));
     if (!a || !b) throw new UsageError('diff takes two lesson numbers, e.g. `pnpm lab diff 11 12`.');
-    console.log(renderDiff(requireLab(a), requireLab(b), { full: rest.includes('--full'), color: process.stdout.isTTY }));
+    console.log(
+      renderDiff(requireLab(a), requireLab(b), { full: rest.includes('--full'), color: process.stdout.isTTY }),
+    );
     return 0;
   }
   const lab = requireLab(first);
@@ -163,10 +227,13 @@ async function main(argv: string[]): Promise<number> {
   const [flag, value] = rest;
   if (flag === '--repeat') {
     const times = Number(value);
-    if (!Number.isInteger(times) || times < 2 || times > 100) throw new UsageError('--repeat takes a whole number from 2 to 100.');
+    if (!Number.isInteger(times) || times < 2 || times > 100)
+      throw new UsageError('--repeat takes a whole number from 2 to 100.');
     return repeat(lab, times);
   }
   if (flag === '--hint' || flag === '--exercise' || flag === '--solution') return exercise(lab, flag);
+  if (flag === '--reset') return resetLab(lab, { yes: rest.includes('--yes') });
+  if (flag === '--walk') return walk(lab, rest.includes('--keep-going'));
   throw new UsageError(`Unknown option "${flag}".`);
 }
 
@@ -178,6 +245,9 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError) {
       console.error(`${err.message}\n\n${USAGE}`);
       process.exitCode = 2;
+    } else if (err instanceof LabDatabaseError || err instanceof NoSchemaError || err instanceof InfraError) {
+      console.error(err.message);
+      process.exitCode = 1;
     } else {
       console.error(err);
       process.exitCode = 1;

@@ -7,12 +7,21 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ALWAYS_GRADED, COURSE_SECTIONS, type Check, type CourseSection, type CoverageItem } from '@tasks-lab/lab-kit';
+import {
+  ALWAYS_GRADED,
+  COURSE_SECTIONS,
+  replaceBetween,
+  type Check,
+  type CourseSection,
+  type CoverageItem,
+} from '@tasks-lab/lab-kit';
 import { REPO_ROOT, type Lab } from './labs.ts';
 
 /**
  * How many checklist items the course has per lesson and section (counted from the course
- * file, which is not in this repository): a lab lists at least this many.
+ * file, which is not in this repository): a lab lists at least this many. Lesson 16's
+ * failure matrix counts its 15 rows: each is an item graded by its `matrix-<row>` check, so a
+ * row that disappears (its check, or its item) fails the coverage.
  */
 export const COURSE_ITEM_FLOORS: Readonly<Record<string, Partial<Record<CourseSection, number>>>> = {
   '01': { 'learning-check': 3, 'implementation-decision': 3, drill: 1, acceptance: 3, troubleshooting: 2, exercise: 1 },
@@ -30,7 +39,15 @@ export const COURSE_ITEM_FLOORS: Readonly<Record<string, Partial<Record<CourseSe
   '13': { 'learning-check': 3, 'implementation-decision': 3, drill: 1, acceptance: 3, troubleshooting: 2, exercise: 1 },
   '14': { 'learning-check': 4, 'implementation-decision': 4, drill: 1, acceptance: 4, troubleshooting: 2, exercise: 1 },
   '15': { 'learning-check': 5, 'implementation-decision': 6, drill: 1, acceptance: 6, troubleshooting: 3, exercise: 1 },
-  '16': { 'learning-check': 5, 'implementation-decision': 3, drill: 1, acceptance: 4, troubleshooting: 2, exercise: 1 },
+  '16': {
+    'learning-check': 5,
+    'implementation-decision': 3,
+    drill: 1,
+    acceptance: 4,
+    troubleshooting: 2,
+    exercise: 1,
+    'failure-matrix': 15,
+  },
 };
 
 export const TEST_TAG = /\[test:([a-z0-9]+(?:-[a-z0-9]+)*)\]/g;
@@ -79,7 +96,12 @@ export function testTags(labDir: string): { tags: Set<string>; problems: string[
 }
 
 /** Judges one lesson's data against the check ids and test tags that exist. */
-export function judgeCoverage(lesson: string, items: readonly CoverageItem[], checkIds: ReadonlySet<string>, tags: ReadonlySet<string>): Omit<LessonCoverage, 'table'> {
+export function judgeCoverage(
+  lesson: string,
+  items: readonly CoverageItem[],
+  checkIds: ReadonlySet<string>,
+  tags: ReadonlySet<string>,
+): Omit<LessonCoverage, 'table'> {
   const problems: string[] = [];
   let graded = 0;
   let docOnly = 0;
@@ -90,11 +112,15 @@ export function judgeCoverage(lesson: string, items: readonly CoverageItem[], ch
     for (const ref of refs) {
       const [kind, id = ''] = ref.split(':', 2);
       const known = kind === 'check' ? checkIds.has(id) : kind === 'test' ? tags.has(id) : false;
-      if (!known) problems.push(`${label}: ${ref} does not exist (use check:<id> of buildChecks() or test:<id> of a [test:<id>] tag)`);
+      if (!known)
+        problems.push(
+          `${label}: ${ref} does not exist (use check:<id> of buildChecks() or test:<id> of a [test:<id>] tag)`,
+        );
     }
     if (refs.length > 0) graded += 1;
     else if (entry.docOnly?.trim()) {
-      if (ALWAYS_GRADED.includes(entry.section)) problems.push(`${label}: a ${entry.section} item says what must hold, so it must be graded, not doc-only`);
+      if (ALWAYS_GRADED.includes(entry.section))
+        problems.push(`${label}: a ${entry.section} item says what must hold, so it must be graded, not doc-only`);
       docOnly += 1;
     } else {
       uncovered += 1;
@@ -115,7 +141,9 @@ const escapeCell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, '
 /** The mapping table the lesson doc shows, made from the data. */
 export function coverageTable(items: readonly CoverageItem[]): string {
   const rows = items.map((i) => {
-    const how = i.gradedBy?.length ? i.gradedBy.map((ref) => `\`${ref}\``).join(', ') : `doc only: ${escapeCell(i.docOnly ?? '')}`;
+    const how = i.gradedBy?.length
+      ? i.gradedBy.map((ref) => `\`${ref}\``).join(', ')
+      : `doc only: ${escapeCell(i.docOnly ?? '')}`;
     return `| ${i.section} | ${escapeCell(i.item)} | ${how} |`;
   });
   return ['| course section | item | graded by |', '|---|---|---|', ...rows].join('\n');
@@ -123,11 +151,10 @@ export function coverageTable(items: readonly CoverageItem[]): string {
 
 /** The doc with its generated block replaced (or appended when it has none). */
 export function withCoverageBlock(doc: string, table: string): string {
-  const block = `${DOC_BEGIN}\n${table}\n${DOC_END}`;
-  const begin = doc.indexOf(DOC_BEGIN);
-  const end = doc.indexOf(DOC_END);
-  if (begin === -1 || end === -1) return `${doc.trimEnd()}\n\n## Course coverage\n\n${block}\n`;
-  return doc.slice(0, begin) + block + doc.slice(end + DOC_END.length);
+  return (
+    replaceBetween(doc, DOC_BEGIN, DOC_END, table) ??
+    `${doc.trimEnd()}\n\n## Course coverage\n\n${DOC_BEGIN}\n${table}\n${DOC_END}\n`
+  );
 }
 
 /** Loads a lab's coverage data and check ids, judges them, and compares (or writes) its doc. */
@@ -151,14 +178,19 @@ export async function labCoverage(lab: Lab, options: { write?: boolean } = {}): 
   const docProblems: string[] = [];
   if (expected !== doc) {
     if (options.write) writeFileSync(docPath, expected);
-    else docProblems.push(`${lab.doc}: its coverage table differs from scripts/coverage.ts (run pnpm lab coverage --write)`);
+    else
+      docProblems.push(
+        `${lab.doc}: its coverage table differs from scripts/coverage.ts (run pnpm lab coverage --write)`,
+      );
   }
   return { ...judged, table, problems: [...problems, ...tagProblems, ...judged.problems, ...docProblems] };
 }
 
 export function formatCoverage(c: LessonCoverage): string[] {
   const mark = c.problems.length === 0 ? '✓' : '✗';
-  const lines = [`${mark} lesson ${c.lesson}: ${c.items.length} items — ${c.graded} graded, ${c.docOnly} doc-only, ${c.uncovered} not covered`];
+  const lines = [
+    `${mark} lesson ${c.lesson}: ${c.items.length} items — ${c.graded} graded, ${c.docOnly} doc-only, ${c.uncovered} not covered`,
+  ];
   for (const problem of c.problems) lines.push(`    ${problem}`);
   return lines;
 }

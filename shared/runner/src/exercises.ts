@@ -17,7 +17,8 @@ export async function checkExercise(lab: Lab): Promise<CheckResult[]> {
       id: `exercise-${lab.lesson.number}-untouched-fails`,
       name: `lesson ${lab.lesson.number}: the untouched exercise (${lab.exercise?.file}) fails its test`,
       ok: student.exitCode !== 0,
-      observed: student.exitCode !== 0 ? 'its test failed, as it should' : 'its test PASSED: the exercise is already solved',
+      observed:
+        student.exitCode !== 0 ? 'its test failed, as it should' : 'its test PASSED: the exercise is already solved',
       ms,
     },
     {
@@ -55,4 +56,3 @@ export async function checkAllExercises(print: (line: string) => void = console.
   }
   return results;
 }
-

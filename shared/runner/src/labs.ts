@@ -53,7 +53,8 @@ export function findLab(lesson: Lesson, labsDir = LABS_DIR): Lab | undefined {
   };
 }
 
-export const resultPath = (lab: Lab) => join(lab.dir, '.lab-result.json');
+/** Where a lab's verify writes its outcome; TASKS_LAB_RESULT_DIR moves it (see lab-kit's VerifyOptions). */
+export const resultPath = (lab: Lab) => join(process.env.TASKS_LAB_RESULT_DIR ?? lab.dir, '.lab-result.json');
 
 /** The last verify outcome, remembered in the lab folder (git-ignored). */
 export function readResult(lab: Lab): LabResult | undefined {

@@ -32,7 +32,11 @@ const parentOf = (pid: number) => {
 
 /** True when `pid` is this process's child, grandchild, ... (e.g. tsx's own esbuild service). */
 function isOurDescendant(pid: number): boolean {
-  for (let current = parentOf(pid), hops = 0; current && current > 1 && hops < 64; current = parentOf(current), hops++) {
+  for (
+    let current = parentOf(pid), hops = 0;
+    current && current > 1 && hops < 64;
+    current = parentOf(current), hops++
+  ) {
     if (current === process.pid) return true;
   }
   return false;
@@ -81,7 +85,8 @@ export function findLeftovers(root: string, keep: ReadonlySet<number>): Leftover
     const command = commandOf(pid);
     if (command === undefined || !belongsTo(root, command, workingDirOf(pid))) continue;
     const started = startTicks(pid);
-    if (started !== undefined && started >= since && !isOurDescendant(pid)) leftovers.push({ pid, command: command.slice(0, 160) });
+    if (started !== undefined && started >= since && !isOurDescendant(pid))
+      leftovers.push({ pid, command: command.slice(0, 160) });
   }
   return leftovers;
 }

@@ -53,7 +53,9 @@ export function formatRepeat(summary: RepeatSummary): string[] {
     );
   }
   for (const check of summary.stableFailing) {
-    lines.push(`✗ FAIL    ${check.name} [${check.id}] — failed in all ${summary.runs} runs; observed: ${check.failedObservation}`);
+    lines.push(
+      `✗ FAIL    ${check.name} [${check.id}] — failed in all ${summary.runs} runs; observed: ${check.failedObservation}`,
+    );
   }
   for (const check of summary.stablePassing) {
     lines.push(`✓ stable  ${check.name} [${check.id}] — passed in all ${summary.runs} runs`);

@@ -30,7 +30,23 @@ export function runNode(
     };
     child.stdout.on('data', collect(process.stdout));
     child.stderr.on('data', collect(process.stderr));
-    child.on('close', (code, signal) => resolve({ exitCode: code ?? (signal ? 128 : 1), output }));
+    // Like a shell with a foreground job: a Ctrl-C reaches the child too (same process group), and
+    // the child decides what it means (verify stops its check and cleans up). This process waits
+    // for it instead of dying first and closing the pipe the child is still writing its report to.
+    // SIGINT is not passed on: a Ctrl-C goes to the whole group, so the child has it already, and
+    // pnpm relays its own copy to this process a moment later (on a loaded machine, over a second
+    // later). Passed on, that copy would reach the child as a second press, "exit at once", and
+    // cut off its report. A SIGTERM sent to this process alone (kill <pid>) is passed on; the
+    // child's handlers count a copy that arrives with a group's own as the same request.
+    const waitForChild = () => {};
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on('SIGINT', waitForChild);
+    process.on('SIGTERM', forward);
+    child.on('close', (code, signal) => {
+      process.off('SIGINT', waitForChild);
+      process.off('SIGTERM', forward);
+      resolve({ exitCode: code ?? (signal ? 128 : 1), output });
+    });
   });
 }
 

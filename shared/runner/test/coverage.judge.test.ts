@@ -7,10 +7,18 @@ import { coverageTable, DOC_BEGIN, DOC_END, judgeCoverage, testTags, withCoverag
 
 const floorsMet = (extra: CoverageItem[] = []): CoverageItem[] => [
   ...['a', 'b', 'c'].map((x) => ({ section: 'learning-check' as const, item: `learn ${x}`, gradedBy: ['check:one'] })),
-  ...['a', 'b', 'c'].map((x) => ({ section: 'implementation-decision' as const, item: `decide ${x}`, gradedBy: ['test:tagged'] })),
+  ...['a', 'b', 'c'].map((x) => ({
+    section: 'implementation-decision' as const,
+    item: `decide ${x}`,
+    gradedBy: ['test:tagged'],
+  })),
   { section: 'drill', item: 'drill', gradedBy: ['check:one'] },
   ...['a', 'b', 'c'].map((x) => ({ section: 'acceptance' as const, item: `accept ${x}`, gradedBy: ['check:one'] })),
-  ...['a', 'b'].map((x) => ({ section: 'troubleshooting' as const, item: `trouble ${x}`, docOnly: 'nothing to observe' })),
+  ...['a', 'b'].map((x) => ({
+    section: 'troubleshooting' as const,
+    item: `trouble ${x}`,
+    docOnly: 'nothing to observe',
+  })),
   { section: 'exercise', item: 'exercise', gradedBy: ['test:tagged'] },
   ...extra,
 ];
@@ -23,20 +31,35 @@ describe('judgeCoverage', () => {
   });
 
   it('When an item names a check or test id that does not exist, Then it is a problem naming the reference', () => {
-    const judged = judgeCoverage('01', floorsMet([{ section: 'deep-dive', item: 'x', gradedBy: ['check:gone', 'test:missing', 'vitest title'] }]), new Set(['one']), new Set(['tagged']));
+    const judged = judgeCoverage(
+      '01',
+      floorsMet([{ section: 'deep-dive', item: 'x', gradedBy: ['check:gone', 'test:missing', 'vitest title'] }]),
+      new Set(['one']),
+      new Set(['tagged']),
+    );
     expect(judged.problems.join('\n')).toMatch(/check:gone does not exist/);
     expect(judged.problems.join('\n')).toMatch(/test:missing does not exist/);
     expect(judged.problems.join('\n')).toMatch(/vitest title does not exist/);
   });
 
   it('When an item has neither grading nor a reason, Then it counts as not covered', () => {
-    const judged = judgeCoverage('01', floorsMet([{ section: 'deep-dive', item: 'forgotten' }]), new Set(['one']), new Set(['tagged']));
+    const judged = judgeCoverage(
+      '01',
+      floorsMet([{ section: 'deep-dive', item: 'forgotten' }]),
+      new Set(['one']),
+      new Set(['tagged']),
+    );
     expect(judged.uncovered).toBe(1);
     expect(judged.problems).toContain('deep-dive "forgotten": nothing grades it and no reason is given');
   });
 
   it('When a learning check is marked doc-only, Then it is refused: what must hold is graded', () => {
-    const judged = judgeCoverage('01', floorsMet([{ section: 'learning-check', item: 'seen', docOnly: 'trust me' }]), new Set(['one']), new Set(['tagged']));
+    const judged = judgeCoverage(
+      '01',
+      floorsMet([{ section: 'learning-check', item: 'seen', docOnly: 'trust me' }]),
+      new Set(['one']),
+      new Set(['tagged']),
+    );
     expect(judged.problems.join('\n')).toMatch(/learning-check "seen": a learning-check item says what must hold/);
   });
 
@@ -52,8 +75,14 @@ describe('testTags', () => {
     const dir = mkdtempSync(join(tmpdir(), 'coverage-tags-'));
     try {
       mkdirSync(join(dir, 'test', 'nested'), { recursive: true });
-      writeFileSync(join(dir, 'test', 'a.test.ts'), "it('When x, Then y [test:first-tag]', () => {});\nit('plain title', () => {});");
-      writeFileSync(join(dir, 'test', 'nested', 'b.test.ts'), "it('[test:second] and [test:first-tag] again', () => {});");
+      writeFileSync(
+        join(dir, 'test', 'a.test.ts'),
+        "it('When x, Then y [test:first-tag]', () => {});\nit('plain title', () => {});",
+      );
+      writeFileSync(
+        join(dir, 'test', 'nested', 'b.test.ts'),
+        "it('[test:second] and [test:first-tag] again', () => {});",
+      );
       const { tags, problems } = testTags(dir);
       expect([...tags].sort()).toEqual(['first-tag', 'second']);
       expect(problems).toEqual(['test tag [test:first-tag] is used twice']);

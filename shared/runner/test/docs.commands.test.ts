@@ -18,7 +18,20 @@ interface Shown {
 
 const SHELL_BLOCKS = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
 // pnpm's own commands: they need no script. (`pnpm test` and `pnpm start` run scripts, so they are not here.)
-const PNPM_BUILTINS = new Set(['install', 'i', 'add', 'remove', 'update', 'dlx', 'create', 'store', 'why', 'list', 'ls', 'outdated']);
+const PNPM_BUILTINS = new Set([
+  'install',
+  'i',
+  'add',
+  'remove',
+  'update',
+  'dlx',
+  'create',
+  'store',
+  'why',
+  'list',
+  'ls',
+  'outdated',
+]);
 
 function labFolders(): string[] {
   return readdirSync(LABS_DIR, { withFileTypes: true })
@@ -52,7 +65,9 @@ function shownCommands(text: string, where: Where): Shown[] {
     const fence = /^\s*```(\w*)/.exec(raw);
     if (fence) {
       const atRoot = /from the repository root/i.test(lastProse);
-      block = block ? undefined : { shell: SHELL_BLOCKS.has(fence[1] ?? ''), where: atRoot ? { folder: REPO_ROOT } : where };
+      block = block
+        ? undefined
+        : { shell: SHELL_BLOCKS.has(fence[1] ?? ''), where: atRoot ? { folder: REPO_ROOT } : where };
       return;
     }
     const line = raw.trim();
@@ -89,9 +104,12 @@ const hasBinary = (folder: string, name: string) =>
   existsSync(join(folder, 'node_modules', '.bin', name)) || existsSync(join(REPO_ROOT, 'node_modules', '.bin', name));
 
 function packageFolder(name: string): string | undefined {
-  return [REPO_ROOT, ...labFolders(), ...['runner', 'infra', 'lab-kit'].map((p) => join(REPO_ROOT, 'shared', p))].find(
-    (folder) => existsSync(join(folder, 'package.json')) && manifestOf(folder).name === name,
-  );
+  return [
+    REPO_ROOT,
+    ...labFolders(),
+    ...['runner', 'infra', 'lab-kit'].map((p) => join(REPO_ROOT, 'shared', p)),
+    join(REPO_ROOT, 'perf'),
+  ].find((folder) => existsSync(join(folder, 'package.json')) && manifestOf(folder).name === name);
 }
 
 /** What is wrong with running `pnpm <args>` in `folder`, or undefined when pnpm finds it there. */
@@ -99,11 +117,13 @@ function problemIn(folder: string, args: string[]): string | undefined {
   const [name, ...rest] = args;
   if (!name) return 'pnpm without a command';
   const shownAs = relative(REPO_ROOT, folder) || 'the repository root';
-  if (name === 'exec') return rest[0] && hasBinary(folder, rest[0]) ? undefined : `no program "${rest[0]}" is installed for ${shownAs}`;
+  if (name === 'exec')
+    return rest[0] && hasBinary(folder, rest[0]) ? undefined : `no program "${rest[0]}" is installed for ${shownAs}`;
   if (PNPM_BUILTINS.has(name)) return undefined;
   const script = name === 'run' ? rest[0] : name;
   if (!script) return 'pnpm run without a script name';
-  if (manifestOf(folder).scripts?.[script] !== undefined) return lessonProblem(folder, script, name === 'run' ? rest.slice(1) : rest);
+  if (manifestOf(folder).scripts?.[script] !== undefined)
+    return lessonProblem(folder, script, name === 'run' ? rest.slice(1) : rest);
   // Not a script: pnpm runs a program of that name, if the package has one (`pnpm vitest run`).
   if (name !== 'run' && hasBinary(folder, script)) return undefined;
   const atRoot = folder !== REPO_ROOT && manifestOf(REPO_ROOT).scripts?.[script] !== undefined;
@@ -170,8 +190,18 @@ function problemsIn(docPath: string): string[] {
 describe('the commands the docs show', () => {
   it('When a doc that works in the lab folder shows a root script, Then it is reported with the -w form; the -w form passes', () => {
     const lab08 = { folder: join(LABS_DIR, readdirSync(LABS_DIR).find((n) => n.startsWith('08-')) ?? '') };
-    const doc = ['Work in the lab folder.', '', '```sh', 'pnpm infra:up', 'pnpm -w infra:up   # from anywhere', 'pnpm worker', '```'].join('\n');
-    const problems = shownCommands(doc, lab08).flatMap(({ command, where }) => pnpmInvocations(command).map((args) => commandProblem(args, where)));
+    const doc = [
+      'Work in the lab folder.',
+      '',
+      '```sh',
+      'pnpm infra:up',
+      'pnpm -w infra:up   # from anywhere',
+      'pnpm worker',
+      '```',
+    ].join('\n');
+    const problems = shownCommands(doc, lab08).flatMap(({ command, where }) =>
+      pnpmInvocations(command).map((args) => commandProblem(args, where)),
+    );
     expect(problems[0]).toMatch(/has no script "infra:up" .*`pnpm -w infra:up`/);
     expect(problems.slice(1)).toEqual([undefined, undefined]);
   });
@@ -187,8 +217,20 @@ describe('the commands the docs show', () => {
 
   it('When a lead-in says "from the repository root", Then that block runs at the root', () => {
     const lab01 = { folder: join(LABS_DIR, readdirSync(LABS_DIR).find((n) => n.startsWith('01-')) ?? '') };
-    const doc = ['From the repository root:', '', '```sh', 'pnpm lab 01', '```', 'Then:', '```sh', 'pnpm lab 01', '```'].join('\n');
-    const [atRoot, inLab] = shownCommands(doc, lab01).map(({ command, where }) => commandProblem(pnpmInvocations(command)[0] ?? [], where));
+    const doc = [
+      'From the repository root:',
+      '',
+      '```sh',
+      'pnpm lab 01',
+      '```',
+      'Then:',
+      '```sh',
+      'pnpm lab 01',
+      '```',
+    ].join('\n');
+    const [atRoot, inLab] = shownCommands(doc, lab01).map(({ command, where }) =>
+      commandProblem(pnpmInvocations(command)[0] ?? [], where),
+    );
     expect(atRoot).toBeUndefined();
     expect(inLab).toMatch(/no script "lab"/);
   });

@@ -17,7 +17,10 @@ const API_MINIMUMS = [
 type Version = [number, number, number];
 
 function parseVersion(text: string): { version: Version; parts: number } {
-  const parts = text.replace(/^v/, '').split('.').filter((p) => p !== '' && p !== 'x' && p !== '*');
+  const parts = text
+    .replace(/^v/, '')
+    .split('.')
+    .filter((p) => p !== '' && p !== 'x' && p !== '*');
   const [major = 0, minor = 0, patch = 0] = parts.map(Number);
   return { version: [major, minor, patch], parts: parts.length };
 }
@@ -54,7 +57,8 @@ function rangeAllows(range: string, version: string): boolean {
   );
 }
 
-const versionsNamedIn = (range: string) => [...range.matchAll(/\d+(?:\.\d+){0,2}/g)].map((m) => parseVersion(m[0]).version.join('.'));
+const versionsNamedIn = (range: string) =>
+  [...range.matchAll(/\d+(?:\.\d+){0,2}/g)].map((m) => parseVersion(m[0]).version.join('.'));
 
 // ---- what is installed ---------------------------------------------------------------------
 
@@ -72,7 +76,9 @@ function installedEngines(): Array<{ pkg: string; range: string }> {
   return found;
 }
 
-const rootManifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };
+const rootManifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  engines?: { node?: string };
+};
 const ours = rootManifest.engines?.node ?? '*';
 
 /** Versions worth trying: every bound any range names, and the first and a late release of each major. */
@@ -99,14 +105,18 @@ describe('the Node version in engines', () => {
     expect(engines.length).toBeGreaterThan(10);
     const refusals = probeVersions([ours, ...engines.map((e) => e.range)])
       .filter((version) => rangeAllows(ours, version))
-      .flatMap((version) => engines.filter((e) => !rangeAllows(e.range, version)).map((e) => `Node ${version}: ${e.pkg} needs ${e.range}`));
+      .flatMap((version) =>
+        engines.filter((e) => !rangeAllows(e.range, version)).map((e) => `Node ${version}: ${e.pkg} needs ${e.range}`),
+      );
     expect(refusals).toEqual([]);
   });
 
   it('When engines allows a Node version, Then it has every newer API our code calls [test:engines-match-apis]', () => {
     const tooOld = probeVersions([ours, ...API_MINIMUMS.map((a) => a.since)])
       .filter((version) => rangeAllows(ours, version))
-      .flatMap((version) => API_MINIMUMS.filter((a) => !rangeAllows(`>=${a.since}`, version)).map((a) => `Node ${version} lacks ${a.api}`));
+      .flatMap((version) =>
+        API_MINIMUMS.filter((a) => !rangeAllows(`>=${a.since}`, version)).map((a) => `Node ${version} lacks ${a.api}`),
+      );
     expect(tooOld).toEqual([]);
   });
 

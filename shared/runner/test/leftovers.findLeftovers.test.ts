@@ -12,7 +12,10 @@ describe('findLeftovers', () => {
     const orphanPid = await new Promise<number>((resolve) => {
       const parent = spawn(
         process.execPath,
-        ['-e', `const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ${JSON.stringify(marker)}], { detached: true, stdio: 'ignore' }); console.log(c.pid); c.unref();`],
+        [
+          '-e',
+          `const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ${JSON.stringify(marker)}], { detached: true, stdio: 'ignore' }); console.log(c.pid); c.unref();`,
+        ],
         { stdio: ['ignore', 'pipe', 'ignore'] },
       );
       parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
@@ -36,7 +39,10 @@ describe('findLeftovers', () => {
     const orphanPid = await new Promise<number>((resolve) => {
       const parent = spawn(
         process.execPath,
-        ['-e', `const c = require('child_process').spawn(process.execPath, ['worker.js'], { detached: true, stdio: 'ignore' }); console.log(c.pid); c.unref();`],
+        [
+          '-e',
+          `const c = require('child_process').spawn(process.execPath, ['worker.js'], { detached: true, stdio: 'ignore' }); console.log(c.pid); c.unref();`,
+        ],
         { cwd: labDir, stdio: ['ignore', 'pipe', 'ignore'] },
       );
       parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));

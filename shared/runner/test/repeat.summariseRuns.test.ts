@@ -3,7 +3,13 @@ import type { CheckReport } from '@tasks-lab/lab-kit';
 import { summariseRuns } from '../src/repeat.ts';
 
 const report = (outcomes: Record<string, boolean>): CheckReport => {
-  const results = Object.entries(outcomes).map(([name, ok]) => ({ id: name, name: `the ${name} check`, ok, observed: ok ? 'fine' : 'broken', ms: 1 }));
+  const results = Object.entries(outcomes).map(([name, ok]) => ({
+    id: name,
+    name: `the ${name} check`,
+    ok,
+    observed: ok ? 'fine' : 'broken',
+    ms: 1,
+  }));
   const passed = results.filter((r) => r.ok).length;
   return { results, passed, failed: results.length - passed };
 };

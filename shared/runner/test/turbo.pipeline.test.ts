@@ -22,7 +22,9 @@ function dryRun(): { tasks: DryTask[]; stderr: string } {
 describe('turbo pipeline', () => {
   it("When lab N-1 changes, Then lab N's test and verify re-run (they depend on lab N-1's typecheck hash)", () => {
     const { tasks } = dryRun();
-    const labs = [...new Set(tasks.map((t) => t.taskId.split('#')[0] ?? '').filter((id) => /^@tasks-lab\/\d\d-/.test(id)))].sort();
+    const labs = [
+      ...new Set(tasks.map((t) => t.taskId.split('#')[0] ?? '').filter((id) => /^@tasks-lab\/\d\d-/.test(id))),
+    ].sort();
     expect(labs.length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < labs.length; i++) {
       for (const task of ['test', 'verify']) {
@@ -32,7 +34,7 @@ describe('turbo pipeline', () => {
     }
   }, 60_000);
 
-  it("When pnpm test runs turbo, Then turbo prints no warning (no deprecated flag or setting) [test:turbo-no-warnings]", () => {
+  it('When pnpm test runs turbo, Then turbo prints no warning (no deprecated flag or setting) [test:turbo-no-warnings]', () => {
     const { stderr } = dryRun();
     const warnings = stderr.split('\n').filter((line) => /WARNING|deprecated/i.test(line));
     expect(warnings).toEqual([]);

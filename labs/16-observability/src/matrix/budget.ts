@@ -17,7 +17,16 @@ import type { ObservabilityOptionValues } from '../options.ts';
 
 export type RecoveryPath = 'lease' | 'unclaimed' | 'publish';
 
-type BudgetTimings = Pick<ObservabilityOptionValues, 'leaseMs' | 'recoveryScanMs' | 'retryBackoffMs' | 'unclaimedThresholdMs' | 'claimMs' | 'pollMs' | 'recoveryAllowanceMs'>;
+type BudgetTimings = Pick<
+  ObservabilityOptionValues,
+  | 'leaseMs'
+  | 'recoveryScanMs'
+  | 'retryBackoffMs'
+  | 'unclaimedThresholdMs'
+  | 'claimMs'
+  | 'pollMs'
+  | 'recoveryAllowanceMs'
+>;
 
 /** The timers each path waits on, in order, with their values. */
 export function budgetTerms(path: RecoveryPath, t: BudgetTimings): Array<[string, number]> {

@@ -169,7 +169,11 @@ export async function readJobState(pool: Pool, jobId: string): Promise<Omit<Obse
   const [rows] = await pool.query<RowDataPacket[]>(READ_JOB_STATE, [jobId]);
   const row = rows[0];
   if (!row) return { status: 'absent', attempts: 0, lease_token: null };
-  return { status: String(row.status), attempts: Number(row.attempts), lease_token: row.lease_token === null ? null : String(row.lease_token) };
+  return {
+    status: String(row.status),
+    attempts: Number(row.attempts),
+    lease_token: row.lease_token === null ? null : String(row.lease_token),
+  };
 }
 
 /**
@@ -203,7 +207,9 @@ function startSampler(pool: Pool, jobId: string, recorder: RowRecorder, interval
 /** The sha256 (hex) of a file's bytes, or null when it cannot be read. */
 export async function sha256OfFile(path: string): Promise<string | null> {
   try {
-    return createHash('sha256').update(await readFile(path)).digest('hex');
+    return createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex');
   } catch {
     return null;
   }

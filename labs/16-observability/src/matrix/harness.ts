@@ -22,15 +22,36 @@ import { listen } from '@tasks-lab/01-state-machine';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { FAULTS_ENV, waitFor, type Resources } from '@tasks-lab/lab-kit';
 import { seedProducts } from '@tasks-lab/11-mysql-leases';
-import { READ_EVENTS_OF_JOB, startPublisher, toOutboxEvent, type OutboxEvent, type RunningPublisher } from '@tasks-lab/12-outbox';
-import { COURSE_RULES, exportsAddress, scratchQueuePrefix, type AdmissionRules, type AdmitOptions, type AdmitResult, type RouteQueue } from '@tasks-lab/13-admission';
-import { recoveryPublisherFaults, startScanner, type RecoveredJob, type RunningRecoveryWorker, type RunningScanner } from '@tasks-lab/15-recovery';
+import {
+  READ_EVENTS_OF_JOB,
+  startPublisher,
+  toOutboxEvent,
+  type OutboxEvent,
+  type RunningPublisher,
+} from '@tasks-lab/12-outbox';
+import {
+  COURSE_RULES,
+  exportsAddress,
+  scratchQueuePrefix,
+  type AdmissionRules,
+  type AdmitOptions,
+  type AdmitResult,
+  type RouteQueue,
+} from '@tasks-lab/13-admission';
+import {
+  recoveryPublisherFaults,
+  startScanner,
+  type RecoveredJob,
+  type RunningRecoveryWorker,
+  type RunningScanner,
+} from '@tasks-lab/15-recovery';
 import { freshDatabase } from '../database.ts';
 import { QUEUE_PREFIX, WORKER_PROCESS_OPTIONS, type ObservabilityOptionValues } from '../options.ts';
 import { createPhaseLogger, parsePhaseLines, type PhaseLine, type PhaseLogger } from '../phase-log.ts';
 import { verifyTerminal, type TerminalVerdict } from '../terminal-check.ts';
 import { tracedPublisherParts } from '../traced-publisher.ts';
-import { observedFaults, startObservedWorker } from '../worker.ts';
+import { observedFaults } from '../delivery-phases.ts';
+import { startObservedWorker } from '../worker.ts';
 import { RowRecorder, type DeliverySeen, type ObservedState } from './evidence.ts';
 import type { MatrixParts } from './parts.ts';
 
@@ -77,10 +98,21 @@ export async function openRowLab(res: Resources, setup: RowSetup, label: string)
   const rec = new RowRecorder();
   // Closes before the database is dropped (resources close in reverse order).
   res.defer(() => rec.stopWatching());
-  return { ...setup, res, signal: res.signal, database: db.name, pool: db.pool, prefix, artifactsDir, rec, reports: [] };
+  return {
+    ...setup,
+    res,
+    signal: res.signal,
+    database: db.name,
+    pool: db.pool,
+    prefix,
+    artifactsDir,
+    rec,
+    reports: [],
+  };
 }
 
-const reporter = (lab: RowLab, from: string) => (line: string) => lab.reports.push({ at_ms: lab.rec.at(), from, line: line.slice(0, 300) });
+const reporter = (lab: RowLab, from: string) => (line: string) =>
+  lab.reports.push({ at_ms: lab.rec.at(), from, line: line.slice(0, 300) });
 
 /** Reports from one component. */
 export const reportsFrom = (lab: RowLab, from: string): ComponentReport[] => lab.reports.filter((r) => r.from === from);
@@ -139,14 +171,29 @@ export function deliveryOf(line: PhaseLine): Omit<DeliverySeen, 'at_ms' | 'by'> 
   const base = { message_id: String(line.message_id ?? '?'), lease_token: line.lease_token ?? null };
   switch (line.phase) {
     case 'published':
-      return { ...base, claimed: true, published: line.published === true, note: `chunks ${String(line.chunks ?? '?')}` };
+      return {
+        ...base,
+        claimed: true,
+        published: line.published === true,
+        note: `chunks ${String(line.chunks ?? '?')}`,
+      };
     case 'stopped':
-      return { ...base, claimed: true, published: false, note: `chunks ${String(line.chunks ?? '?')}, stopped ${String(line.stopped_because ?? '?')}` };
+      return {
+        ...base,
+        claimed: true,
+        published: false,
+        note: `chunks ${String(line.chunks ?? '?')}, stopped ${String(line.stopped_because ?? '?')}`,
+      };
     case 'not-claimed':
       return { ...base, claimed: false, published: false, lease_token: null };
     case 'failed': {
       const err = line.err as { message?: unknown } | undefined;
-      return { ...base, claimed: base.lease_token !== null, published: false, error: String(err?.message ?? line.msg ?? 'failed') };
+      return {
+        ...base,
+        claimed: base.lease_token !== null,
+        published: false,
+        error: String(err?.message ?? line.msg ?? 'failed'),
+      };
     }
     default:
       return undefined;
@@ -161,7 +208,11 @@ export interface RowWorkerOptions {
 }
 
 /** Lesson 16's observed worker on `queueName`, in this process; its deliveries go into the recorder. */
-export async function startRowWorker(lab: RowLab, queueName: RouteQueue, options: RowWorkerOptions = {}): Promise<RunningRecoveryWorker> {
+export async function startRowWorker(
+  lab: RowLab,
+  queueName: RouteQueue,
+  options: RowWorkerOptions = {},
+): Promise<RunningRecoveryWorker> {
   const by = options.name ?? 'worker (in-process)';
   const logger = collectingLogger('worker', (line) => {
     const delivery = deliveryOf(line);
@@ -169,7 +220,13 @@ export async function startRowWorker(lab: RowLab, queueName: RouteQueue, options
   });
   const worker = await startObservedWorker({
     queueName,
-    process: { ...WORKER_PROCESS_OPTIONS.defaults(), database: lab.database, queuePrefix: lab.prefix, artifactsDir: lab.artifactsDir, concurrency: 2 },
+    process: {
+      ...WORKER_PROCESS_OPTIONS.defaults(),
+      database: lab.database,
+      queuePrefix: lab.prefix,
+      artifactsDir: lab.artifactsDir,
+      concurrency: 2,
+    },
     timings: lab.timings,
     logger,
     faults: observedFaults({ [FAULTS_ENV]: options.faults ?? '' }),
@@ -188,7 +245,10 @@ export interface ScannerSighting {
 }
 
 /** Lesson 15's scanner loop with the row's batch; after a batch that wrote events it nudges `publisher`. */
-export function startRowScanner(lab: RowLab, options: { publisher?: RunningPublisher } = {}): { scanner: RunningScanner; sightings: ScannerSighting[] } {
+export function startRowScanner(
+  lab: RowLab,
+  options: { publisher?: RunningPublisher } = {},
+): { scanner: RunningScanner; sightings: ScannerSighting[] } {
   const sightings: ScannerSighting[] = [];
   const scanner = startScanner({
     pool: lab.pool,
@@ -206,7 +266,10 @@ export function startRowScanner(lab: RowLab, options: { publisher?: RunningPubli
 }
 
 /** Lesson 16's API on a free port: its `nudge` wakes `publisher`; returns its base URL. */
-export async function startRowApi(lab: RowLab, options: { publisher?: RunningPublisher; rules?: Partial<AdmissionRules> } = {}): Promise<string> {
+export async function startRowApi(
+  lab: RowLab,
+  options: { publisher?: RunningPublisher; rules?: Partial<AdmissionRules> } = {},
+): Promise<string> {
   const app = lab.parts.createApp({
     pool: lab.pool,
     nudge: async () => options.publisher?.nudge(),
@@ -236,13 +299,19 @@ export async function eventsOf(pool: Pool, jobId: string): Promise<OutboxEvent[]
 export const sendsOf = (events: readonly OutboxEvent[]): number => events.reduce((sum, e) => sum + e.sendAttempts, 0);
 
 /** The course's verify_terminal on the row's artifacts folder. */
-export const verifyArtifact = (lab: RowLab, jobId: string): Promise<TerminalVerdict> => verifyTerminal(lab.pool, jobId, lab.artifactsDir);
+export const verifyArtifact = (lab: RowLab, jobId: string): Promise<TerminalVerdict> =>
+  verifyTerminal(lab.pool, jobId, lab.artifactsDir);
 
 /** Files in the row's artifacts folder: a final artifact and a temp file left behind both count. */
 export const artifactFiles = (lab: RowLab): Promise<string[]> => readdir(lab.artifactsDir).catch(() => [] as string[]);
 
 /** The value, or undefined once `timeoutMs` passed: a row reports what it saw; only an abort throws. */
-export async function within<T>(lab: RowLab, what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T | undefined> {
+export async function within<T>(
+  lab: RowLab,
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+): Promise<T | undefined> {
   return waitFor(what, probe, { timeoutMs, intervalMs: 25, signal: lab.signal }).catch((err: unknown) => {
     if (lab.signal.aborted) throw err;
     return undefined;
@@ -250,7 +319,12 @@ export async function within<T>(lab: RowLab, what: string, probe: () => T | unde
 }
 
 /** The first sampled state matching `test` (at or after `fromMs`), waiting up to `timeoutMs` for it. */
-export function untilState(lab: RowLab, test: (state: ObservedState) => boolean, timeoutMs: number, fromMs = 0): Promise<ObservedState | undefined> {
+export function untilState(
+  lab: RowLab,
+  test: (state: ObservedState) => boolean,
+  timeoutMs: number,
+  fromMs = 0,
+): Promise<ObservedState | undefined> {
   return within(lab, 'a state of the job', () => lab.rec.firstState(test, fromMs), timeoutMs);
 }
 
@@ -278,7 +352,6 @@ export async function removeWakeUp(lab: RowLab, queueName: RouteQueue, messageId
   }
 }
 
-
 // ---- HTTP, as a client sees it -------------------------------------------------------
 
 /** One answer of POST /exports. */
@@ -293,7 +366,12 @@ export interface PostAnswer {
 }
 
 export async function postExport(lab: RowLab, url: string, productIds: readonly number[]): Promise<PostAnswer> {
-  const response = await fetch(`${url}/exports`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ product_ids: productIds }), signal: lab.signal });
+  const response = await fetch(`${url}/exports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ product_ids: productIds }),
+    signal: lab.signal,
+  });
   const body = (await response.json().catch(() => ({}))) as { id?: unknown; error?: unknown };
   return {
     status: response.status,

@@ -18,8 +18,15 @@ export {
   secondsBetween,
   countDuplicateDeliveries,
 } from './evidence.ts';
-export { type TimelineInput, renderTimeline, escapeXml, leaseSegments } from './timeline.ts';
-export { type SummaryOptions, type SummaryTotals, NOT_RUN_IN_THIS_RUN, renderSummary, summaryTotals, formatTotals } from './summary.ts';
+export { type TimelineInput, renderTimeline, leaseSegments } from './timeline.ts';
+export {
+  type SummaryOptions,
+  type SummaryTotals,
+  NOT_RUN_IN_THIS_RUN,
+  renderSummary,
+  summaryTotals,
+  formatTotals,
+} from './summary.ts';
 export { type ProcessCommand, type MatrixParts, KILLED_WORKER, MATRIX_PARTS } from './parts.ts';
 export { type RowRun, type MatrixRow, type RowSpec, defineRow, Findings } from './row.ts';
 export { MATRIX_ROWS, selectRows } from './rows.ts';
@@ -34,8 +41,8 @@ export {
   writeRowFiles,
   writeSummary,
   clearEvidence,
-  displayPath,
   MatrixSession,
   type RunMatrixOptions,
   runMatrix,
 } from './run-matrix.ts';
+export { displayPath } from '../display-path.ts';

@@ -24,7 +24,10 @@ export interface ProcessCommand {
  * The worker PROCESS the row worker-killed-holding-lease SIGKILLs: lesson 16's observed bulk
  * worker (`pnpm worker:bulk`). The one place that names it.
  */
-export const KILLED_WORKER: ProcessCommand = { script: fileURLToPath(new URL('../worker.ts', import.meta.url)), args: ['bulk'] };
+export const KILLED_WORKER: ProcessCommand = {
+  script: fileURLToPath(new URL('../worker.ts', import.meta.url)),
+  args: ['bulk'],
+};
 
 export interface MatrixParts {
   /** Every submission (the atomic submit, the admission gate): lesson 16's admitTraced. */

@@ -61,7 +61,7 @@ export class Findings {
     return this;
   }
 
-  /** A fact that decides nothing (an honest remark: BullMQ absorbed the resend). */
+  /** A fact that decides nothing (an honest remark: the documented boundary of a row). */
   note(text: string): this {
     this.#parts.push(text);
     return this;

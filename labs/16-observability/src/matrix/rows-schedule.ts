@@ -5,7 +5,15 @@ import type { Job } from 'bullmq';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { openQueue } from '@tasks-lab/08-broker-worker';
 import { exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
-import { executionSlot, jobOfSlot, plannedAtOf, upsertExportSchedule, type TickMessage, type TickOutcome } from '@tasks-lab/14-schedule-slots';
+import {
+  executionSlot,
+  jobOfSlot,
+  plannedAtOf,
+  type SCHEDULE_TICK_JOB_NAME,
+  upsertExportSchedule,
+  type TickMessage,
+  type TickOutcome,
+} from '@tasks-lab/14-schedule-slots';
 import { FAST_PRODUCTS, rowRules, within, type RowLab } from './harness.ts';
 import { defineRow, Findings, type MatrixRow } from './row.ts';
 
@@ -52,10 +60,12 @@ export const sameSlotTwice: MatrixRow = defineRow<SameSlotDetails>('same-slot-tw
     const slotKey = executionSlot(new Date());
     lab.rec.inject(`action: two concurrent scheduleOnce calls for slot ${slotKey}`);
     const once = () =>
-      lab.parts.scheduleOnce(lab.pool, slotKey, FAST_PRODUCTS, { rules: rowRules(), deadlineMs: lab.timings.deadlineMs }).then(
-        (r) => ({ status: r.status, jobId: r.jobId }),
-        (err: unknown) => ({ error: err instanceof Error ? err.message.slice(0, 160) : String(err) }),
-      );
+      lab.parts
+        .scheduleOnce(lab.pool, slotKey, FAST_PRODUCTS, { rules: rowRules(), deadlineMs: lab.timings.deadlineMs })
+        .then(
+          (r) => ({ status: r.status, jobId: r.jobId }),
+          (err: unknown) => ({ error: err instanceof Error ? err.message.slice(0, 160) : String(err) }),
+        );
     const answers = await Promise.all([once(), once()]);
     const holder = (await jobOfSlot(lab.pool, slotKey)) ?? null;
     if (holder) await lab.rec.watch(lab.pool, holder);
@@ -66,9 +76,14 @@ export const sameSlotTwice: MatrixRow = defineRow<SameSlotDetails>('same-slot-tw
     const named = d.answers.map((a) => ('jobId' in a ? a.jobId : undefined));
     const statuses = d.answers.map((a) => ('status' in a ? a.status : `error ${a.error}`)).sort();
     return new Findings()
-      .expect(d.rows.jobs === 1 && d.rows.slots === 1 && d.rows.events === 1, `jobs ${d.rows.jobs}, slot rows ${d.rows.slots}, events ${d.rows.events}`, 'one of each')
       .expect(
-        named.every((id) => id !== undefined && id === d.jobOfSlot) && statuses.join(',') === 'already-scheduled,scheduled',
+        d.rows.jobs === 1 && d.rows.slots === 1 && d.rows.events === 1,
+        `jobs ${d.rows.jobs}, slot rows ${d.rows.slots}, events ${d.rows.events}`,
+        'one of each',
+      )
+      .expect(
+        named.every((id) => id !== undefined && id === d.jobOfSlot) &&
+          statuses.join(',') === 'already-scheduled,scheduled',
         `the two calls answered ${statuses.join(' and ')}, ${new Set(named).size === 1 ? "naming the slot's job" : 'naming DIFFERENT jobs'}`,
         "scheduled and already-scheduled, both naming the slot's one job",
       )
@@ -93,10 +108,21 @@ interface CrossMinuteDetails {
 }
 
 /** The run a Job Scheduler planned and has not handed to a worker (nothing consumes this prefix). */
-async function plannedRun(lab: RowLab): Promise<Job<TickMessage> | undefined> {
-  const queue = lab.res.add(await openQueue<TickMessage, unknown>(exportsAddress(FAST_QUEUE, lab.prefix)), (q) => q.close());
+async function plannedRun(
+  lab: RowLab,
+): Promise<Job<TickMessage, TickOutcome, typeof SCHEDULE_TICK_JOB_NAME> | undefined> {
+  const queue = lab.res.add(
+    await openQueue<TickMessage, TickOutcome, typeof SCHEDULE_TICK_JOB_NAME>(exportsAddress(FAST_QUEUE, lab.prefix)),
+    (q) => q.close(),
+  );
   await upsertExportSchedule(queue, { scheduleId: SCHEDULE_ID, everyMs: SIGNAL_EVERY_MS });
-  return within(lab, 'the planned run', async () => (await queue.getJobs(['wait', 'delayed', 'prioritized'])).find((job) => job.repeatJobKey === SCHEDULE_ID), 3000);
+  return within(
+    lab,
+    'the planned run',
+    async () =>
+      (await queue.getJobs(['wait', 'delayed', 'prioritized'])).find((job) => job.repeatJobKey === SCHEDULE_ID),
+    3000,
+  );
 }
 
 /** One second before and one after the first minute boundary after the planned time (10:00:59, 10:01:01). */
@@ -111,7 +137,9 @@ export const signalCrossesMinute: MatrixRow = defineRow<CrossMinuteDetails>('sig
     if (!run) throw new Error(`the Job Scheduler ${SCHEDULE_ID} planned no run on the row's prefix`);
     const plannedAt = plannedAtOf(run);
     const handledAt = aroundNextMinute(plannedAt);
-    lab.rec.inject(`action: the same signal (BullMQ id ${run.id}) handled at ${handledAt[0].toISOString()} and again at ${handledAt[1].toISOString()}`);
+    lab.rec.inject(
+      `action: the same signal (BullMQ id ${run.id}) handled at ${handledAt[0].toISOString()} and again at ${handledAt[1].toISOString()}`,
+    );
     const handle = (at: Date): Promise<CrossMinuteDetails['outcomes'][number]> =>
       lab.parts
         .handleTick(run, {
@@ -146,10 +174,20 @@ export const signalCrossesMinute: MatrixRow = defineRow<CrossMinuteDetails>('sig
   judge(e) {
     const d = e.details;
     const keys = d.outcomes.map((o) => ('slotKey' in o ? o.slotKey : `error ${o.error}`));
-    const twoSlots = d.rows.slots === 2 && d.rows.jobs === 2 && keys.join() === d.expectedSlots.join() && d.outcomes.every((o) => 'status' in o && o.status === 'scheduled');
+    const twoSlots =
+      d.rows.slots === 2 &&
+      d.rows.jobs === 2 &&
+      keys.join() === d.expectedSlots.join() &&
+      d.outcomes.every((o) => 'status' in o && o.status === 'scheduled');
     return new Findings()
-      .expect(twoSlots, `one signal (BullMQ id ${d.runId}) handled at ${d.handledAt.map((t) => t.slice(11, 19)).join(' and ')}: slots ${keys.join(', ')}; ${d.rows.slots} slot rows, ${d.rows.jobs} jobs`, `exactly two slots (${d.expectedSlots.join(', ')}) and two jobs`)
-      .note('the documented boundary: the model does not claim exactly-once for the signal (the course\'s execution-minute slot names the minute it was handled in)')
+      .expect(
+        twoSlots,
+        `one signal (BullMQ id ${d.runId}) handled at ${d.handledAt.map((t) => t.slice(11, 19)).join(' and ')}: slots ${keys.join(', ')}; ${d.rows.slots} slot rows, ${d.rows.jobs} jobs`,
+        `exactly two slots (${d.expectedSlots.join(', ')}) and two jobs`,
+      )
+      .note(
+        "the documented boundary: the model does not claim exactly-once for the signal (the course's execution-minute slot names the minute it was handled in)",
+      )
       .outcome();
   },
 });

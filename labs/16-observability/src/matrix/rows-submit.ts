@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { brokerConnection } from '@tasks-lab/08-broker-worker';
-import { errorMessage, FAULTS_ENV, faultRule, sleep } from '@tasks-lab/lab-kit';
+import { errorMessage, FAULTS_ENV, faultRule } from '@tasks-lab/lab-kit';
+import { artifactName, readJob } from '@tasks-lab/11-mysql-leases';
 import { COUNT_JOB_AND_EVENTS, submitFaults } from '@tasks-lab/12-outbox';
 import { FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
 import { shortId } from './evidence.ts';
@@ -75,7 +76,9 @@ export const dbFailsBeforeCommit: MatrixRow = defineRow<AtomicSubmitDetails>('db
     const gateBefore = await readGateCounter(lab.pool);
     await lab.rec.watch(lab.pool, jobId);
     const rule = faultRule('after-job-insert', 'throw');
-    lab.rec.inject(`${FAULTS_ENV}=${rule}: the submit throws after the job's INSERT, before its event's and the COMMIT`);
+    lab.rec.inject(
+      `${FAULTS_ENV}=${rule}: the submit throws after the job's INSERT, before its event's and the COMMIT`,
+    );
     let submitted: string;
     let reached = false;
     try {
@@ -88,7 +91,13 @@ export const dbFailsBeforeCommit: MatrixRow = defineRow<AtomicSubmitDetails>('db
     const [rows] = await lab.pool.query<RowDataPacket[]>(COUNT_JOB_AND_EVENTS, [jobId, jobId]);
     return {
       jobId,
-      details: { submit: submitted, injectedFaultReachedCaller: reached, jobs: Number(rows[0]?.jobs), events: Number(rows[0]?.events), gate: { before: gateBefore, after: await readGateCounter(lab.pool) } },
+      details: {
+        submit: submitted,
+        injectedFaultReachedCaller: reached,
+        jobs: Number(rows[0]?.jobs),
+        events: Number(rows[0]?.events),
+        gate: { before: gateBefore, after: await readGateCounter(lab.pool) },
+      },
     };
   },
   judge(e) {
@@ -135,17 +144,30 @@ export const brokerDownAtSubmit: MatrixRow = defineRow<BrokerDownDetails>('broke
     const failed = await within(
       lab,
       'two refused sends to be recorded',
-      async () => (await eventsOf(lab.pool, admitted.jobId)).find((e) => e.lastError !== null && e.sendAttempts >= REFUSED_SENDS),
+      async () =>
+        (await eventsOf(lab.pool, admitted.jobId)).find((e) => e.lastError !== null && e.sendAttempts >= REFUSED_SENDS),
       REFUSED_SENDS * (lab.timings.pollMs + lab.timings.retryDelayMs + lab.timings.sendTimeoutMs) + 1000,
     );
     const state = lab.rec.latest();
-    const whileDown = failed ? { status: state?.status ?? '?', unsent: failed.sentAt === null ? 1 : 0, sendAttempts: failed.sendAttempts, lastError: failed.lastError } : null;
+    const whileDown = failed
+      ? {
+          status: state?.status ?? '?',
+          unsent: failed.sentAt === null ? 1 : 0,
+          sendAttempts: failed.sendAttempts,
+          lastError: failed.lastError,
+        }
+      : null;
     await down.close();
     const backAt = lab.rec.inject('broker back: a publisher on the lab Redis');
     const up = await startRowPublisher(lab);
     up.nudge();
     // Its first try once the released event is due (the retry delay), at the latest one poll later.
-    const succeeded = await untilState(lab, (s) => s.status === 'succeeded', lab.timings.retryDelayMs + lab.timings.pollMs + 4000, backAt);
+    const succeeded = await untilState(
+      lab,
+      (s) => s.status === 'succeeded',
+      lab.timings.retryDelayMs + lab.timings.pollMs + 4000,
+      backAt,
+    );
     const events = await eventsOf(lab.pool, admitted.jobId);
     const verdict = await verifyArtifact(lab, admitted.jobId);
     const last = lab.rec.latest();
@@ -160,7 +182,12 @@ export const brokerDownAtSubmit: MatrixRow = defineRow<BrokerDownDetails>('broke
         accepted: admitted.created,
         whileDown,
         downReports: reportsFrom(lab, 'publisher (broker down)').length,
-        after: { status: last?.status ?? '?', attempts: last?.attempts ?? 0, sent: events.filter((ev) => ev.sentAt !== null).length, events: events.length },
+        after: {
+          status: last?.status ?? '?',
+          attempts: last?.attempts ?? 0,
+          sent: events.filter((ev) => ev.sentAt !== null).length,
+          events: events.length,
+        },
         verdict: verdict.verdict,
         problems: verdict.problems,
       },
@@ -168,11 +195,17 @@ export const brokerDownAtSubmit: MatrixRow = defineRow<BrokerDownDetails>('broke
   },
   judge(e) {
     const d = e.details;
-    const f = new Findings().expect(d.accepted, `the job was ${d.accepted ? 'accepted' : 'NOT accepted'} with the broker down`, 'accepted: the submit never talks to the broker');
+    const f = new Findings().expect(
+      d.accepted,
+      `the job was ${d.accepted ? 'accepted' : 'NOT accepted'} with the broker down`,
+      'accepted: the submit never talks to the broker',
+    );
     const w = d.whileDown;
     f.expect(
       w !== null && w.status === 'queued' && w.unsent === 1 && w.sendAttempts >= 1 && (w.lastError ?? '') !== '',
-      w ? `while down: job ${w.status}, event unsent ${w.unsent === 1}, send_attempts ${w.sendAttempts}, last_error "${(w.lastError ?? '').slice(0, 80)}"` : 'while down: no failed send was recorded',
+      w
+        ? `while down: job ${w.status}, event unsent ${w.unsent === 1}, send_attempts ${w.sendAttempts}, last_error "${(w.lastError ?? '').slice(0, 80)}"`
+        : 'while down: no failed send was recorded',
       'queued, the event unsent with send_attempts >= 1 and last_error set',
     );
     f.expect(
@@ -185,41 +218,96 @@ export const brokerDownAtSubmit: MatrixRow = defineRow<BrokerDownDetails>('broke
 });
 
 // ---- 3. sent, but the confirmation was lost ----------------------------------------------
+//
+// Two REAL deliveries of one message. The event's first send reaches the worker, which claims,
+// writes and publishes; the publisher never confirms it (it stands for one that crashed after
+// its send). When its claim on the event has passed, a second publisher sends the event again,
+// with the same id. BullMQ would absorb that resend while it still keeps the first wake-up
+// (lesson 11's wake-ups stay an hour after completing, and the publisher's claim is 30 s), so
+// the worker would see ONE delivery and the row would prove nothing about the worker. Here the
+// first wake-up is gone before the resend (completed, then removed: what that hour's retention
+// does), as it is whenever the resend comes later than the retention; the resend is then a
+// second delivery of the same job, and it is lesson 11's compare-and-set that must refuse it.
+//
+// No timer is raced: the first publisher is stopped as soon as its confirmation is lost (and
+// every confirmation of it throws, so a resend it might make before it stops confirms nothing
+// and is absorbed while the first wake-up is still kept); the second starts only after the
+// removal, so its resend cannot come early, and the row waits for the second delivery itself.
+
+/** The first publisher: each of its confirmations throws, and it stops after its first one. */
+const LOST_CONFIRMATION_PUBLISHER = 'publisher (stops after its send)';
+/** The one that sends again once the event's claim has passed. */
+const RESENDING_PUBLISHER = 'publisher (sends again)';
 
 interface LostConfirmationDetails {
   eventId: string;
-  publisher: { sent: number; confirmed: number; errors: number };
+  publishers: { sent: number; confirmed: number; errors: number };
   lostConfirmation: string | null;
+  /** The first wake-up in BullMQ before the resend: 'completed' (its result kept), then removed. */
+  firstWakeUp: { before: string | null; removed: boolean };
   eventSentAt: string | null;
-  deliveries: number;
-  publishedDeliveries: number;
-  /** The first send's BullMQ job, when the row ended: still kept (completed) means a resend is absorbed. */
-  firstSendJob: string;
+  /** Every delivery the worker ended, in order: the message id, whether it claimed and published. */
+  deliveries: { messageId: string; claimed: boolean; published: boolean; token: string | null; error?: string }[];
   status: string;
+  attempts: number;
+  resultRef: string | null;
   artifacts: number;
   verdict: string;
 }
 
+const describeDelivery = (d: LostConfirmationDetails['deliveries'][number]) =>
+  `${d.claimed ? `claimed (token ${shortId(d.token)})` : 'claimed nothing'}${d.error ? `, then failed: ${d.error.slice(0, 80)}` : d.claimed ? `, published ${d.published}` : ''}`;
+
 export const sentNotConfirmed: MatrixRow = defineRow<LostConfirmationDetails>('sent-not-confirmed', {
   async scenario(lab) {
     await startRowWorker(lab, FAST_QUEUE);
-    const rule = faultRule('after-send', 'throw');
-    const publisher = await startRowPublisher(lab, { faults: rule });
-    lab.rec.inject(`${FAULTS_ENV}=${rule} on the publisher: its first send happens, the confirmation after it throws`);
+    const rule = faultRule('after-send', 'throw', 'always');
+    const first = await startRowPublisher(lab, { faults: rule, name: LOST_CONFIRMATION_PUBLISHER });
+    lab.rec.inject(`${FAULTS_ENV}=${rule} on the first publisher: its send happens, the confirmation after it throws`);
     const admitted = await submit(lab, FAST_PRODUCTS);
     await lab.rec.watch(lab.pool, admitted.jobId);
-    publisher.nudge();
-    const lost = await within(lab, 'the lost confirmation', () => reportsFrom(lab, 'publisher').find((r) => r.line.includes(admitted.eventId)), 5000);
-    if (lost) lab.rec.inject('the confirmation was lost: the event stays claimed, unsent', lab.rec.startedAt + lost.at_ms);
-    // The claim passes (claimMs), the next round sends the event again and confirms it.
-    const confirmed = await within(lab, 'the event confirmed', async () => (await eventsOf(lab.pool, admitted.jobId)).find((ev) => ev.sentAt !== null), lab.timings.claimMs + lab.timings.pollMs + 5000);
-    const confirmedAt = confirmed ? lab.rec.at() : undefined;
+    first.nudge();
+    const lost = await within(
+      lab,
+      'the lost confirmation',
+      () => reportsFrom(lab, LOST_CONFIRMATION_PUBLISHER).find((r) => r.line.includes(admitted.eventId)),
+      5000,
+    );
+    await first.close();
+    if (lost)
+      lab.rec.inject(
+        'the confirmation was lost and the publisher stopped: the event stays claimed, unsent',
+        lab.rec.startedAt + lost.at_ms,
+      );
+    // The first delivery publishes; BullMQ then keeps its wake-up as completed.
     await untilState(lab, (s) => s.status === 'succeeded', FINISH_WITHIN_MS);
-    // Long enough for a redelivery of the resend to reach the worker, if BullMQ did not absorb it.
-    await sleep(400, lab.signal);
+    const before =
+      (await within(
+        lab,
+        'the first wake-up to complete',
+        async () => (await wakeUpState(lab, FAST_QUEUE, admitted.eventId)) === 'completed' && 'completed',
+        5000,
+      )) ?? null;
+    lab.rec.inject(
+      "action: the first wake-up's completed BullMQ job removed (what its hour of retention does), before the resend",
+    );
+    const removed = before === 'completed' && (await removeWakeUp(lab, FAST_QUEUE, admitted.eventId));
+    // The event's claim passes (claimMs from the first send), then the next poll sends it again.
+    const second = await startRowPublisher(lab, { name: RESENDING_PUBLISHER });
+    second.nudge();
+    const confirmed = await within(
+      lab,
+      'the event confirmed',
+      async () => (await eventsOf(lab.pool, admitted.jobId)).find((ev) => ev.sentAt !== null),
+      lab.timings.claimMs + lab.timings.pollMs + 5000,
+    );
+    const confirmedAt = confirmed ? lab.rec.at() : undefined;
+    // The resend's delivery itself: waited for, never assumed from a pause.
+    await within(lab, 'the second delivery', () => lab.rec.deliveries.length >= 2, FINISH_WITHIN_MS);
     const events = await eventsOf(lab.pool, admitted.jobId);
     const verdict = await verifyArtifact(lab, admitted.jobId);
-    const stats = publisher.stats();
+    const row = await readJob(lab.pool, admitted.jobId);
+    const stats = [first.stats(), second.stats()];
     return {
       jobId: admitted.jobId,
       recovery: { fromMs: lost?.at_ms, toMs: confirmedAt },
@@ -228,13 +316,24 @@ export const sentNotConfirmed: MatrixRow = defineRow<LostConfirmationDetails>('s
       workerRan: true,
       details: {
         eventId: admitted.eventId,
-        publisher: { sent: stats.sent, confirmed: stats.confirmed, errors: stats.errors },
+        publishers: {
+          sent: stats[0]!.sent + stats[1]!.sent,
+          confirmed: stats[0]!.confirmed + stats[1]!.confirmed,
+          errors: stats[0]!.errors + stats[1]!.errors,
+        },
         lostConfirmation: lost?.line ?? null,
+        firstWakeUp: { before, removed },
         eventSentAt: confirmed?.sentAt?.toISOString() ?? null,
-        deliveries: lab.rec.deliveries.length,
-        publishedDeliveries: lab.rec.deliveries.filter((d) => d.published).length,
-        firstSendJob: (await wakeUpState(lab, FAST_QUEUE, admitted.eventId)) ?? 'removed',
-        status: lab.rec.latest()?.status ?? '?',
+        deliveries: lab.rec.deliveries.map((d) => ({
+          messageId: d.message_id,
+          claimed: d.claimed,
+          published: d.published,
+          token: d.lease_token,
+          ...(d.error ? { error: d.error } : {}),
+        })),
+        status: row?.status ?? 'absent',
+        attempts: row?.attempts ?? 0,
+        resultRef: row?.resultRef ?? null,
         artifacts: (await artifactFiles(lab)).length,
         verdict: verdict.verdict,
       },
@@ -243,21 +342,58 @@ export const sentNotConfirmed: MatrixRow = defineRow<LostConfirmationDetails>('s
   judge(e) {
     const d = e.details;
     const sends = e.sends ?? 0;
+    const [firstDelivery, secondDelivery] = d.deliveries;
+    const published = d.deliveries.filter((x) => x.published);
+    const publisher = published.length === 1 ? published[0]! : undefined;
     const f = new Findings()
-      .expect(d.lostConfirmation !== null, d.lostConfirmation ? 'the first confirmation was lost (the publisher reported it)' : 'no lost confirmation was reported', 'the injected fault to fire after the send')
-      .expect(sends >= 2 && d.publisher.sent >= 2, `sends: outbox send_attempts ${sends}, broker accepted ${d.publisher.sent}`, 'two: the send, and the resend once its claim passed')
-      .expect(d.eventSentAt !== null, `the event ${d.eventSentAt ? 'is confirmed sent by the resend' : 'was NEVER confirmed'}`, 'confirmed by the resend');
+      .expect(
+        d.lostConfirmation !== null,
+        d.lostConfirmation
+          ? 'the first confirmation was lost (the publisher reported it)'
+          : 'no lost confirmation was reported',
+        'the injected fault to fire after the send',
+      )
+      .expect(
+        d.firstWakeUp.before === 'completed' && d.firstWakeUp.removed,
+        `the first wake-up was ${d.firstWakeUp.before ?? 'never seen completed'}${d.firstWakeUp.removed ? ', then removed' : ', NOT removed'}`,
+        'completed, then removed before the resend',
+      )
+      .expect(
+        sends >= 2 && d.publishers.sent >= 2,
+        `sends: outbox send_attempts ${sends}, broker accepted ${d.publishers.sent}`,
+        'two: the send, and the resend once its claim passed',
+      )
+      .expect(
+        d.eventSentAt !== null,
+        `the event ${d.eventSentAt ? 'is confirmed sent by the resend' : 'was NEVER confirmed'}`,
+        'confirmed by the resend',
+      );
     f.expect(
-      d.publishedDeliveries === 1 && d.status === 'succeeded' && d.artifacts === 1 && d.verdict === 'artifact-verified',
-      `deliveries ${d.deliveries}, published ${d.publishedDeliveries}; job ${d.status}, ${d.artifacts} artifact file(s), ${d.verdict}`,
-      'one published result, one artifact, verified',
+      d.deliveries.length === 2 && d.deliveries.every((x) => x.messageId === d.eventId),
+      `deliveries ${d.deliveries.length} (${e.duplicate_deliveries ?? 0} duplicate), message ${d.deliveries.map((x) => shortId(x.messageId)).join(' and ')}`,
+      `two real deliveries of the one message ${shortId(d.eventId)}`,
     );
-    // Honest about what the sends did: a send is not a delivery.
-    if (d.deliveries === 1 && d.firstSendJob !== 'removed') {
-      f.note(`BullMQ absorbed the resend: the first send's job (same id, the event id ${shortId(d.eventId)}) was still kept (${d.firstSendJob}), so ${sends} sends made 1 delivery`);
-    } else {
-      f.note(`the resend was delivered again (${d.deliveries} deliveries, ${e.duplicate_deliveries ?? 0} duplicate): the claim and the finish's token CAS kept the result single`);
-    }
+    f.expect(
+      firstDelivery?.published === true,
+      `first delivery: ${firstDelivery ? describeDelivery(firstDelivery) : 'none'}`,
+      'claimed and published',
+    );
+    f.expect(
+      secondDelivery !== undefined && !secondDelivery.claimed && !secondDelivery.published,
+      `second delivery: ${secondDelivery ? describeDelivery(secondDelivery) : 'none'}`,
+      "claimed nothing: the claim's compare-and-set takes only a queued job, and this one had succeeded",
+    );
+    const ownFile = publisher?.token ? d.resultRef === artifactName(e.job_id ?? '', publisher.token) : false;
+    f.expect(
+      published.length === 1 &&
+        d.status === 'succeeded' &&
+        d.attempts === 1 &&
+        ownFile &&
+        d.artifacts === 1 &&
+        d.verdict === 'artifact-verified',
+      `published ${published.length}; job ${d.status}, attempts ${d.attempts}, result_ref ${ownFile ? "the publishing claim's file" : (d.resultRef ?? 'NULL')}, ${d.artifacts} artifact file(s), ${d.verdict}`,
+      "one published result: succeeded on attempt 1, result_ref the publishing claim's file, one artifact, verified",
+    );
     return f.outcome();
   },
 });
@@ -280,18 +416,31 @@ export const queueFull: MatrixRow = defineRow<QueueFullDetails>('queue-full', {
   async scenario(lab) {
     const url = await startRowApi(lab, { rules: { admissionLimit: QUEUE_FULL.limit } });
     lab.rec.inject(`action: admission limit ${QUEUE_FULL.limit}, ${QUEUE_FULL.concurrent} concurrent POST /exports`);
-    const answers = await Promise.all(Array.from({ length: QUEUE_FULL.concurrent }, () => postExport(lab, url, FAST_PRODUCTS)));
+    const answers = await Promise.all(
+      Array.from({ length: QUEUE_FULL.concurrent }, () => postExport(lab, url, FAST_PRODUCTS)),
+    );
     const first = answers.find((a) => a.id !== undefined)?.id ?? null;
     if (first) await lab.rec.watch(lab.pool, first);
     const counts = await countAll(lab.pool);
     const [ids] = await lab.pool.query<RowDataPacket[]>(ALL_JOB_IDS);
-    return { jobId: first, details: { limit: QUEUE_FULL.limit, answers, ...counts, jobIds: ids.map((r) => String(r.id)), gate: await readGateCounter(lab.pool) } };
+    return {
+      jobId: first,
+      details: {
+        limit: QUEUE_FULL.limit,
+        answers,
+        ...counts,
+        jobIds: ids.map((r) => String(r.id)),
+        gate: await readGateCounter(lab.pool),
+      },
+    };
   },
   judge(e) {
     const d = e.details;
     const accepted = d.answers.filter((a) => a.status === 202);
     const refused = d.answers.filter((a) => a.status === 503);
-    const wellRefused = refused.filter((a) => a.error === 'capacity-exceeded' && a.retryAfter !== null && a.retryAfter !== '');
+    const wellRefused = refused.filter(
+      (a) => a.error === 'capacity-exceeded' && a.retryAfter !== null && a.retryAfter !== '',
+    );
     const acceptedHaveRows = accepted.every((a) => a.id !== undefined && d.jobIds.includes(a.id));
     const others = d.answers.length - accepted.length - refused.length;
     return new Findings()
@@ -301,7 +450,11 @@ export const queueFull: MatrixRow = defineRow<QueueFullDetails>('queue-full', {
         `${refused.length}x 503 (${wellRefused.length} capacity-exceeded with Retry-After${refused[0] ? ` "${refused[0].retryAfter}"` : ''})${others ? `, ${others} other` : ''}`,
         `${d.answers.length - d.limit}x 503 capacity-exceeded, each with Retry-After`,
       )
-      .expect(d.jobs === d.limit && d.events === d.limit && acceptedHaveRows, `job rows ${d.jobs}, events ${d.events}${acceptedHaveRows ? '' : ', a 202 with no row'}`, `exactly ${d.limit}: no false 202, no orphan`)
+      .expect(
+        d.jobs === d.limit && d.events === d.limit && acceptedHaveRows,
+        `job rows ${d.jobs}, events ${d.events}${acceptedHaveRows ? '' : ', a 202 with no row'}`,
+        `exactly ${d.limit}: no false 202, no orphan`,
+      )
       .expect(d.gate === d.limit, `gate counter ${d.gate}`, `${d.limit}`)
       .outcome();
   },
@@ -326,7 +479,15 @@ export const resultCacheExpired: MatrixRow = defineRow<ResultGoneDetails>('resul
     const url = await startRowApi(lab, { publisher });
     const posted = await postExport(lab, url, FAST_PRODUCTS);
     const jobId = posted.id ?? null;
-    const base = { post: posted.status, messageId: null, beforeRemoval: null, removed: false, afterRemoval: null, get: null, verdict: 'not run' };
+    const base = {
+      post: posted.status,
+      messageId: null,
+      beforeRemoval: null,
+      removed: false,
+      afterRemoval: null,
+      get: null,
+      verdict: 'not run',
+    };
     if (!jobId) return { jobId, details: base };
     await lab.rec.watch(lab.pool, jobId);
     await untilState(lab, (s) => s.status === 'succeeded', FINISH_WITHIN_MS);
@@ -334,7 +495,9 @@ export const resultCacheExpired: MatrixRow = defineRow<ResultGoneDetails>('resul
     const beforeRemoval = messageId ? ((await wakeUpState(lab, FAST_QUEUE, messageId)) ?? null) : null;
     // Lesson 11's wake-ups keep a completed job for an hour (removeOnComplete: { age: 3600 });
     // job.remove() is what that retention does when the hour is over, without waiting for it.
-    lab.rec.inject("action: the completed wake-up removed from BullMQ with job.remove() (what removeOnComplete's age does after an hour)");
+    lab.rec.inject(
+      "action: the completed wake-up removed from BullMQ with job.remove() (what removeOnComplete's age does after an hour)",
+    );
     const removed = messageId ? await removeWakeUp(lab, FAST_QUEUE, messageId) : false;
     const afterRemoval = messageId ? ((await wakeUpState(lab, FAST_QUEUE, messageId)) ?? null) : null;
     const get = await getExport(lab, url, jobId);
@@ -351,9 +514,21 @@ export const resultCacheExpired: MatrixRow = defineRow<ResultGoneDetails>('resul
     const d = e.details;
     return new Findings()
       .expect(d.post === 202, `POST ${d.post}`, '202')
-      .expect(d.beforeRemoval === 'completed', `the wake-up ${shortId(d.messageId)} was ${d.beforeRemoval ?? 'not in BullMQ'} before`, 'completed, with its result')
-      .expect(d.removed && d.afterRemoval === null, `after job.remove(): queue.getJob -> ${d.afterRemoval ?? 'undefined'}`, 'undefined: BullMQ holds nothing')
-      .expect(d.get?.status === 200 && d.get.jobStatus === 'succeeded', `GET /exports/:id ${d.get ? `${d.get.status} ${d.get.jobStatus ?? ''}` : 'not asked'}`, '200 succeeded, from MySQL')
+      .expect(
+        d.beforeRemoval === 'completed',
+        `the wake-up ${shortId(d.messageId)} was ${d.beforeRemoval ?? 'not in BullMQ'} before`,
+        'completed, with its result',
+      )
+      .expect(
+        d.removed && d.afterRemoval === null,
+        `after job.remove(): queue.getJob -> ${d.afterRemoval ?? 'undefined'}`,
+        'undefined: BullMQ holds nothing',
+      )
+      .expect(
+        d.get?.status === 200 && d.get.jobStatus === 'succeeded',
+        `GET /exports/:id ${d.get ? `${d.get.status} ${d.get.jobStatus ?? ''}` : 'not asked'}`,
+        '200 succeeded, from MySQL',
+      )
       .expect(d.verdict === 'artifact-verified', d.verdict, 'artifact-verified')
       .outcome();
   },
@@ -382,7 +557,11 @@ export const regressionCleanExport: MatrixRow = defineRow<RegressionDetails>('re
     const jobId = posted.id ?? null;
     if (jobId) {
       await lab.rec.watch(lab.pool, jobId);
-      await untilState(lab, (s) => s.status === 'succeeded' || s.status === 'failed' || s.status === 'cancelled', FINISH_WITHIN_MS);
+      await untilState(
+        lab,
+        (s) => s.status === 'succeeded' || s.status === 'failed' || s.status === 'cancelled',
+        FINISH_WITHIN_MS,
+      );
       // The worker's phase line follows the row's change by a moment.
       await within(lab, 'the delivery line', () => lab.rec.deliveries.some((d) => d.published), 2000);
     }
@@ -409,10 +588,26 @@ export const regressionCleanExport: MatrixRow = defineRow<RegressionDetails>('re
     const d = e.details;
     return new Findings()
       .expect(d.post === 202, `POST ${d.post}`, '202')
-      .expect(d.status === 'succeeded' && d.attempts === 1 && d.publishedDeliveries === 1, `job ${d.status}, attempts ${d.attempts}, published deliveries ${d.publishedDeliveries}`, 'succeeded on attempt 1 with one published delivery')
-      .expect(d.get?.status === 200 && d.get.jobStatus === 'succeeded', `GET ${d.get ? `${d.get.status} ${d.get.jobStatus ?? ''}` : 'not asked'}`, '200 succeeded')
-      .expect(d.verdict === 'artifact-verified', `${d.verdict}${d.problems.length ? ` (${d.problems[0]})` : ''}`, 'artifact-verified')
-      .expect(d.reports.length === 0, d.reports.length === 0 ? 'no component reported an error' : `reported: ${d.reports[0]?.slice(0, 120)}`, 'no error from the publisher, the worker or the API')
+      .expect(
+        d.status === 'succeeded' && d.attempts === 1 && d.publishedDeliveries === 1,
+        `job ${d.status}, attempts ${d.attempts}, published deliveries ${d.publishedDeliveries}`,
+        'succeeded on attempt 1 with one published delivery',
+      )
+      .expect(
+        d.get?.status === 200 && d.get.jobStatus === 'succeeded',
+        `GET ${d.get ? `${d.get.status} ${d.get.jobStatus ?? ''}` : 'not asked'}`,
+        '200 succeeded',
+      )
+      .expect(
+        d.verdict === 'artifact-verified',
+        `${d.verdict}${d.problems.length ? ` (${d.problems[0]})` : ''}`,
+        'artifact-verified',
+      )
+      .expect(
+        d.reports.length === 0,
+        d.reports.length === 0 ? 'no component reported an error' : `reported: ${d.reports[0]?.slice(0, 120)}`,
+        'no error from the publisher, the worker or the API',
+      )
       .outcome();
   },
 });

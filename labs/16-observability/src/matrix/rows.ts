@@ -15,7 +15,14 @@ import {
   workerKilledHoldingLease,
 } from './rows-recovery.ts';
 import { sameSlotTwice, signalCrossesMinute } from './rows-schedule.ts';
-import { brokerDownAtSubmit, dbFailsBeforeCommit, queueFull, regressionCleanExport, resultCacheExpired, sentNotConfirmed } from './rows-submit.ts';
+import {
+  brokerDownAtSubmit,
+  dbFailsBeforeCommit,
+  queueFull,
+  regressionCleanExport,
+  resultCacheExpired,
+  sentNotConfirmed,
+} from './rows-submit.ts';
 
 export type { MatrixRow } from './row.ts';
 
@@ -47,6 +54,9 @@ if (MATRIX_ROWS.map((r) => r.id).join() !== MATRIX_CASES.map((c) => c.id).join()
 export function selectRows(only?: readonly string[]): MatrixRow[] {
   if (!only || only.length === 0) return [...MATRIX_ROWS];
   const unknown = only.filter((id) => !MATRIX_ROWS.some((row) => row.id === id));
-  if (unknown.length > 0) throw new Error(`no matrix row ${unknown.map((id) => `"${id}"`).join(', ')}; the rows are: ${MATRIX_ROWS.map((r) => r.id).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `no matrix row ${unknown.map((id) => `"${id}"`).join(', ')}; the rows are: ${MATRIX_ROWS.map((r) => r.id).join(', ')}`,
+    );
   return MATRIX_ROWS.filter((row) => only.includes(row.id));
 }

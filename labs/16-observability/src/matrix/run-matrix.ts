@@ -7,7 +7,7 @@
 // and .svg, and summary.md) before its first row, so a record from an earlier run is never read
 // as this run's. `pnpm matrix` and the checks (scripts/matrix-checks.ts) both run a session.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { join } from 'node:path';
 import { ensureInfra } from '@tasks-lab/infra';
 import { errorMessage, withResources, type CheckOutcome } from '@tasks-lab/lab-kit';
 import { EVIDENCE_DIR, readShortObservabilityOptions, type ObservabilityOptionValues } from '../options.ts';
@@ -85,7 +85,8 @@ function baseRecord(row: MatrixRow, startedAt: string): EvidenceRecord<unknown> 
  */
 export async function runRow(row: MatrixRow, setup: RowSetup, signal?: AbortSignal): Promise<EvidenceRecord<unknown>> {
   const missing = row.cannotRun?.(setup.parts);
-  if (missing) return { ...baseRecord(row, nowIso()), finished_at: nowIso(), observed: `not run: ${missing}`, reason: missing };
+  if (missing)
+    return { ...baseRecord(row, nowIso()), finished_at: nowIso(), observed: `not run: ${missing}`, reason: missing };
   return withResources(signal, async (res) => {
     const index = MATRIX_CASES.findIndex((c) => c.id === row.id) + 1;
     const lab = await openRowLab(res, setup, `matrix${String(index).padStart(2, '0')}`);
@@ -110,7 +111,10 @@ export async function runRow(row: MatrixRow, setup: RowSetup, signal?: AbortSign
       duplicate_deliveries: run?.workerRan ? countDuplicateDeliveries(lab.rec.deliveries) : null,
       injected: lab.rec.injected,
       recovery_seconds: recoverySeconds,
-      recovery_window: recoverySeconds === null || !run?.recovery ? null : { from_ms: run.recovery.fromMs!, to_ms: run.recovery.toMs! },
+      recovery_window:
+        recoverySeconds === null || !run?.recovery
+          ? null
+          : { from_ms: run.recovery.fromMs!, to_ms: run.recovery.toMs! },
       recovery_budget_seconds: row.budget ? recoveryBudgetSeconds(row.budget, setup.timings) : null,
       recovery_budget: row.budget ? `${row.budget} path: ${describeBudget(row.budget, setup.timings)}` : null,
       artifact_sha256: run?.artifactSha256 ?? null,
@@ -147,12 +151,18 @@ function judgeRun(row: MatrixRow, record: EvidenceRecord<unknown>): CheckOutcome
 }
 
 /** "recovered in 2.41 s (kill -> succeeded)", "no recovery (a refusal)", or what is missing. */
-export function recoveryText(record: Pick<EvidenceRecord<unknown>, 'result' | 'recovery_seconds' | 'recovery_measure'> & Partial<Pick<EvidenceRecord<unknown>, 'recovery_budget_seconds'>>): string {
+export function recoveryText(
+  record: Pick<EvidenceRecord<unknown>, 'result' | 'recovery_seconds' | 'recovery_measure'> &
+    Partial<Pick<EvidenceRecord<unknown>, 'recovery_budget_seconds'>>,
+): string {
   if (record.result === 'not_run') return 'not run';
   const budget = record.recovery_budget_seconds ? `, budget ${record.recovery_budget_seconds} s` : '';
-  if (record.recovery_seconds !== null) return `recovered in ${record.recovery_seconds.toFixed(2)} s (${record.recovery_measure}${budget})`;
+  if (record.recovery_seconds !== null)
+    return `recovered in ${record.recovery_seconds.toFixed(2)} s (${record.recovery_measure}${budget})`;
   // A measure in parentheses is the reason the row has none; any other was expected and not seen.
-  return record.recovery_measure.startsWith('(') ? `no recovery ${record.recovery_measure}` : `NOT recovered (${record.recovery_measure} never observed)`;
+  return record.recovery_measure.startsWith('(')
+    ? `no recovery ${record.recovery_measure}`
+    : `NOT recovered (${record.recovery_measure} never observed)`;
 }
 
 // ---- files -----------------------------------------------------------------------------------
@@ -167,7 +177,11 @@ export async function writeRowFiles(outDir: string, record: EvidenceRecord<unkno
 }
 
 /** Writes summary.md for these records (the cases without one are this run's not_run). */
-export async function writeSummary(outDir: string, records: readonly EvidenceRecord<unknown>[], generatedAt: Date = new Date()): Promise<string> {
+export async function writeSummary(
+  outDir: string,
+  records: readonly EvidenceRecord<unknown>[],
+  generatedAt: Date = new Date(),
+): Promise<string> {
   await mkdir(outDir, { recursive: true });
   const file = join(outDir, SUMMARY_FILE);
   await writeFile(file, renderSummary(records, { generatedAt }));
@@ -178,12 +192,6 @@ export async function writeSummary(outDir: string, records: readonly EvidenceRec
 export async function clearEvidence(outDir: string): Promise<void> {
   const names = [SUMMARY_FILE, ...MATRIX_CASES.flatMap((c) => [`${c.id}.json`, `${c.id}.svg`])];
   await Promise.all(names.map((name) => rm(join(outDir, name), { force: true })));
-}
-
-/** A path as a person reads it: relative to the current folder when inside it. */
-export function displayPath(file: string): string {
-  const rel = relative(process.cwd(), file);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
 // ---- a session: one run, one folder ---------------------------------------------------------

@@ -29,9 +29,15 @@ export interface SummaryTotals {
 }
 
 /** Counts per result, a case without a record counting as not_run. */
-export function summaryTotals(records: readonly Pick<EvidenceRecord<unknown>, 'case' | 'result'>[], cases: readonly Pick<MatrixCase, 'id'>[] = MATRIX_CASES): SummaryTotals {
+export function summaryTotals(
+  records: readonly Pick<EvidenceRecord<unknown>, 'case' | 'result'>[],
+  cases: readonly Pick<MatrixCase, 'id'>[] = MATRIX_CASES,
+): SummaryTotals {
   const byCase = new Map(records.map((r) => [r.case, r.result]));
-  const results = [...cases.map((c) => byCase.get(c.id) ?? 'not_run'), ...records.filter((r) => !cases.some((c) => c.id === r.case)).map((r) => r.result)];
+  const results = [
+    ...cases.map((c) => byCase.get(c.id) ?? 'not_run'),
+    ...records.filter((r) => !cases.some((c) => c.id === r.case)).map((r) => r.result),
+  ];
   return {
     passed: results.filter((r) => r === 'pass').length,
     failed: results.filter((r) => r === 'fail').length,
@@ -48,7 +54,11 @@ function noteOf(record: EvidenceRecord<unknown>): string {
   return shorten(record.observed, 120);
 }
 
-function rowOf(index: number, c: Pick<MatrixCase, 'id' | 'title' | 'kind'>, record: EvidenceRecord<unknown> | undefined): string {
+function rowOf(
+  index: number,
+  c: Pick<MatrixCase, 'id' | 'title' | 'kind'>,
+  record: EvidenceRecord<unknown> | undefined,
+): string {
   if (!record) return `| ${index} | ${cell(c.id)} | ${c.kind} | not_run | - | - | - | - | ${NOT_RUN_IN_THIS_RUN} |`;
   const recovery = record.recovery_seconds === null ? '-' : record.recovery_seconds.toFixed(2);
   const ran = record.result !== 'not_run';

@@ -9,13 +9,22 @@
 //
 // Every text that comes from the evidence is escaped: an id or an error message may hold '&'
 // or '<', and one unescaped character would make the whole file unreadable as XML.
+import { escapeXml } from '@tasks-lab/lab-kit';
 import type { DeliverySeen, EvidenceRecord, InjectedStep, ObservedState } from './evidence.ts';
 import { shortId } from './evidence.ts';
 
 /** What the timeline reads of a record. */
 export type TimelineInput = Pick<
   EvidenceRecord<unknown>,
-  'case' | 'title' | 'result' | 'started_at' | 'finished_at' | 'observed_states' | 'deliveries' | 'injected' | 'recovery_seconds'
+  | 'case'
+  | 'title'
+  | 'result'
+  | 'started_at'
+  | 'finished_at'
+  | 'observed_states'
+  | 'deliveries'
+  | 'injected'
+  | 'recovery_seconds'
 > &
   Partial<Pick<EvidenceRecord<unknown>, 'recovery_window' | 'recovery_measure'>>;
 
@@ -38,15 +47,15 @@ const STATUS_COLOURS: Record<string, string> = {
 };
 const TOKEN_COLOURS = ['#6baed6', '#9e9ac8', '#fd8d3c', '#74c476', '#e377c2'];
 
-/** Escapes text for XML content and attribute values. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
-}
-
 /** The row's length in ms: its recorded duration, or its last event if later; at least 1 s. */
 function spanMs(e: TimelineInput): number {
   const recorded = Date.parse(e.finished_at) - Date.parse(e.started_at);
-  const last = Math.max(0, ...e.observed_states.map((s) => s.at_ms), ...e.deliveries.map((d) => d.at_ms), ...e.injected.map((i) => i.at_ms));
+  const last = Math.max(
+    0,
+    ...e.observed_states.map((s) => s.at_ms),
+    ...e.deliveries.map((d) => d.at_ms),
+    ...e.injected.map((i) => i.at_ms),
+  );
   const span = Math.max(Number.isFinite(recorded) ? recorded : 0, last + 100);
   return Math.max(1000, span);
 }
@@ -55,7 +64,8 @@ const fixed = (n: number) => (Math.round(n * 10) / 10).toString();
 
 /** A tick every 0.5, 1, 2, 5, 10 ... s: about eight of them across the plot. */
 function tickStepMs(span: number): number {
-  for (const step of [100, 250, 500, 1000, 2000, 5000, 10_000, 20_000, 30_000, 60_000]) if (span / step <= 10) return step;
+  for (const step of [100, 250, 500, 1000, 2000, 5000, 10_000, 20_000, 30_000, 60_000])
+    if (span / step <= 10) return step;
   return 120_000;
 }
 
@@ -68,7 +78,12 @@ interface Scale {
 
 /** Where the plot starts: 0, unless nothing happens in the first fifth (a worker process starting). */
 function startMs(e: TimelineInput, span: number): number {
-  const first = Math.min(span, ...e.observed_states.map((s) => s.at_ms), ...e.deliveries.map((d) => d.at_ms), ...e.injected.map((i) => i.at_ms));
+  const first = Math.min(
+    span,
+    ...e.observed_states.map((s) => s.at_ms),
+    ...e.deliveries.map((d) => d.at_ms),
+    ...e.injected.map((i) => i.at_ms),
+  );
   if (first < span / 5) return 0;
   const step = tickStepMs(span - first);
   return Math.max(0, Math.floor((first - step / 2) / step) * step);
@@ -123,7 +138,13 @@ function deliveryLane(deliveries: readonly DeliverySeen[], s: Scale): string[] {
   const rows = new LabelRows(3);
   return deliveries.map((d) => {
     const x = s.x(d.at_ms);
-    const what = d.error ? `failed: ${d.error}` : d.published ? 'published' : d.claimed ? 'claimed, not published' : 'not claimed';
+    const what = d.error
+      ? `failed: ${d.error}`
+      : d.published
+        ? 'published'
+        : d.claimed
+          ? 'claimed, not published'
+          : 'not claimed';
     const label = `${shortId(d.message_id)} ${what}`.slice(0, 48);
     const at = rows.place(x, label.length);
     const tooltip = `${d.message_id}: ${what}${d.note ? `, ${d.note}` : ''}${d.lease_token ? `, token ${d.lease_token}` : ''}${d.by ? ` (${d.by})` : ''}`;
@@ -135,7 +156,10 @@ function deliveryLane(deliveries: readonly DeliverySeen[], s: Scale): string[] {
 }
 
 /** The token segments: a run of samples holding the same token. */
-export function leaseSegments(states: readonly ObservedState[], end: number): { token: string; from: number; to: number }[] {
+export function leaseSegments(
+  states: readonly ObservedState[],
+  end: number,
+): { token: string; from: number; to: number }[] {
   const segments: { token: string; from: number; to: number }[] = [];
   for (const [i, state] of states.entries()) {
     if (state.lease_token === null) continue;
@@ -159,7 +183,10 @@ function leaseLane(states: readonly ObservedState[], s: Scale): string[] {
     const label = `token ${shortId(seg.token)}`;
     // Inside the bar when it fits; otherwise beside it, on the side with room.
     const fits = width >= label.length * 6.2 + 6;
-    const beside = x0 + width + label.length * 6.2 + 8 > WIDTH ? text(x0 - 4, y + 15, label, 'text-anchor="end"') : text(x0 + width + 4, y + 15, label);
+    const beside =
+      x0 + width + label.length * 6.2 + 8 > WIDTH
+        ? text(x0 - 4, y + 15, label, 'text-anchor="end"')
+        : text(x0 + width + 4, y + 15, label);
     return (
       `<rect x="${fixed(x0)}" y="${y}" width="${fixed(width)}" height="22" fill="${colourOf.get(seg.token)}"><title>${escapeXml(`lease token ${seg.token}`)}</title></rect>` +
       (fits ? text(x0 + 3, y + 15, label) : beside)
@@ -192,7 +219,12 @@ function recoveryBar(e: TimelineInput, s: Scale): string[] {
   const label = `recovery ${e.recovery_seconds.toFixed(2)} s${e.recovery_measure ? ` (${e.recovery_measure})` : ''}`;
   const width = label.length * 6.2;
   // Over the bar when it is long enough, else after it, else before it.
-  const at = x1 - x0 >= width + 8 ? { x: x0 + 4, anchor: '' } : x1 + 4 + width <= WIDTH ? { x: x1 + 4, anchor: '' } : { x: x0 - 4, anchor: 'text-anchor="end" ' };
+  const at =
+    x1 - x0 >= width + 8
+      ? { x: x0 + 4, anchor: '' }
+      : x1 + 4 + width <= WIDTH
+        ? { x: x1 + 4, anchor: '' }
+        : { x: x0 - 4, anchor: 'text-anchor="end" ' };
   return [
     `<rect x="${fixed(x0)}" y="${y}" width="${fixed(x1 - x0)}" height="4" class="recovery"><title>${escapeXml(label)}</title></rect>`,
     text(at.x, y - 3, label, `${at.anchor}class="recovered"`),
@@ -205,7 +237,10 @@ function axis(s: Scale): string[] {
   const step = tickStepMs(s.end - s.start);
   for (let ms = s.start; ms <= s.end; ms += step) {
     const x = s.x(ms);
-    parts.push(`<line x1="${fixed(x)}" y1="${y}" x2="${fixed(x)}" y2="${y + 5}" class="axis"/>`, text(x, y + 18, `${ms / 1000}`, 'text-anchor="middle"'));
+    parts.push(
+      `<line x1="${fixed(x)}" y1="${y}" x2="${fixed(x)}" y2="${y + 5}" class="axis"/>`,
+      text(x, y + 18, `${ms / 1000}`, 'text-anchor="middle"'),
+    );
   }
   parts.push(text(LEFT + PLOT_WIDTH, y + 34, 'seconds since the row started', 'text-anchor="end"'));
   return parts;
@@ -215,12 +250,20 @@ function axis(s: Scale): string[] {
 export function renderTimeline(evidence: TimelineInput): string {
   const span = spanMs(evidence);
   const start = startMs(evidence, span);
-  const scale: Scale = { x: (ms) => LEFT + ((Math.min(Math.max(ms, start), span) - start) / (span - start)) * PLOT_WIDTH, start, end: span };
-  const recovery = evidence.recovery_seconds === null ? 'no recovery time' : `recovered in ${evidence.recovery_seconds.toFixed(2)} s`;
+  const scale: Scale = {
+    x: (ms) => LEFT + ((Math.min(Math.max(ms, start), span) - start) / (span - start)) * PLOT_WIDTH,
+    start,
+    end: span,
+  };
+  const recovery =
+    evidence.recovery_seconds === null ? 'no recovery time' : `recovered in ${evidence.recovery_seconds.toFixed(2)} s`;
   const heading = `${evidence.case}: ${evidence.result} (${recovery})`;
   const lanes = LANES.map((name, i) => {
     const top = laneTop(i);
-    return `<rect x="0" y="${top}" width="${WIDTH}" height="${LANE}" class="${i % 2 === 0 ? 'even' : 'odd'}"/>` + text(8, top + LANE / 2 + 4, name, 'class="lane"');
+    return (
+      `<rect x="0" y="${top}" width="${WIDTH}" height="${LANE}" class="${i % 2 === 0 ? 'even' : 'odd'}"/>` +
+      text(8, top + LANE / 2 + 4, name, 'class="lane"')
+    );
   });
   const body = [
     ...lanes,

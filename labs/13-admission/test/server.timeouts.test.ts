@@ -1,0 +1,68 @@
+// Lesson 01's request and header timeouts on lesson 13's API, in this process against a fresh
+// database: a client that announces a body on POST /exports and sends nothing gets a JSON 408
+// soon after the request timeout (Node's own answer was a bare 408 after five minutes), its
+// connection is closed, and it never reaches the admission gate: no job, no event, the gate's
+// counter unchanged. The API goes on admitting jobs. Only upper bounds on time are asserted,
+// generously, and the lower bound the server cannot beat (no 408 before its timeout).
+import type { RowDataPacket } from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '@tasks-lab/01-state-machine';
+import { stallRequest } from '@tasks-lab/lab-kit';
+import { expectJsonTimeout } from '@tasks-lab/lab-kit/testing';
+import type { Admission } from '../src/admission.ts';
+import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { readGateCounter } from '../src/gate.ts';
+import { startServer } from '../src/server.ts';
+
+const TIMEOUTS = { requestTimeoutMs: 1500, headersTimeoutMs: 500 };
+/** Every job and every outbox event: a stalled request must add neither. Parameters: none. */
+const COUNT_ROWS = 'SELECT (SELECT COUNT(*) FROM export_jobs) AS jobs, (SELECT COUNT(*) FROM export_outbox) AS events';
+
+let db: FreshDatabase;
+let api: RunningServer;
+const admissions: Admission[] = [];
+beforeAll(async () => {
+  db = await freshDatabase('timeouts');
+  api = await startServer(
+    0,
+    { pool: db.pool, nudge: async () => 0, onAdmission: (admission) => admissions.push(admission), log: () => {} },
+    undefined,
+    TIMEOUTS,
+  );
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+});
+
+async function rowsAndGate(): Promise<{ jobs: number; events: number; gate: number }> {
+  const [rows] = await db.pool.query<RowDataPacket[]>(COUNT_ROWS);
+  return { jobs: Number(rows[0]?.jobs), events: Number(rows[0]?.events), gate: await readGateCounter(db.pool) };
+}
+
+const postExport = (productIds: number[]) =>
+  fetch(`${api.url}/exports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ product_ids: productIds }),
+  });
+
+describe('lesson 13 API: request and header timeouts', () => {
+  it('When POST /exports announces a 100-byte body and sends none, Then a JSON 408 arrives soon after the request timeout, the connection closes, the gate never sees it, and the next job is admitted [test:body-timeout-json-408]', async () => {
+    const before = await rowsAndGate();
+    expectJsonTimeout(await stallRequest(api.url, { stall: 'body' }), TIMEOUTS.requestTimeoutMs);
+    expect(await rowsAndGate(), 'the stalled POST changed nothing').toEqual(before);
+    expect(admissions, 'no admission ran for it').toEqual([]);
+
+    expect((await postExport([1, 2])).status).toBe(202);
+    expect(admissions).toHaveLength(1);
+    expect((await rowsAndGate()).jobs).toBe(before.jobs + 1);
+  });
+
+  it('When the headers never finish, Then a JSON 408 arrives soon after the headers timeout and the connection closes [test:headers-timeout-json-408]', async () => {
+    const before = await rowsAndGate();
+    expectJsonTimeout(await stallRequest(api.url, { stall: 'headers' }), TIMEOUTS.headersTimeoutMs);
+    expect(await rowsAndGate()).toEqual(before);
+    expect((await postExport([3])).status).toBe(202);
+  });
+});
