@@ -5,7 +5,7 @@
 import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from '@tasks-lab/lab-kit';
-import { claim, EXPIRE_LEASE, readJob } from '@tasks-lab/11-mysql-leases';
+import { claim, EXPIRE_LEASE, microseconds, readJob } from '@tasks-lab/11-mysql-leases';
 import { admitExport, BULK_QUEUE, countActiveJobs, FAST_QUEUE, readGateCounter } from '@tasks-lab/13-admission';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { readShortRecoveryOptions } from '../src/options.ts';
@@ -50,7 +50,6 @@ const EVENTS_OF_JOB = `SELECT id, queue_name, sent_at, available_at FROM export_
 /** The job's next attempt, at full precision. Parameters: [jobId]. */
 const NEXT_ATTEMPT = `SELECT DATE_FORMAT(next_attempt_at, '%Y-%m-%d %H:%i:%s.%f') AS at FROM export_jobs WHERE id = ?`;
 
-const micros = (ms: number) => Math.round(ms * 1000);
 const n = async (sql: string, params: unknown[]) =>
   Number(((await db.pool.query<RowDataPacket[]>(sql, params))[0][0] as RowDataPacket).n);
 const admit = async (productIds: number[] = [1, 2], queueName?: typeof FAST_QUEUE | typeof BULK_QUEUE) =>
@@ -72,11 +71,11 @@ async function expiredRunning(
 }
 
 async function dispatchedLongAgo(jobId: string): Promise<void> {
-  await db.pool.query(MARK_EVENTS_SENT_AGO, [micros(DISPATCHED_AGO_MS), jobId]);
+  await db.pool.query(MARK_EVENTS_SENT_AGO, [microseconds(DISPATCHED_AGO_MS), jobId]);
   await db.pool.query(MARK_JOB_DISPATCHED_AGO, [
-    micros(DISPATCHED_AGO_MS),
-    micros(DISPATCHED_AGO_MS),
-    micros(DISPATCHED_AGO_MS),
+    microseconds(DISPATCHED_AGO_MS),
+    microseconds(DISPATCHED_AGO_MS),
+    microseconds(DISPATCHED_AGO_MS),
     jobId,
   ]);
 }
@@ -87,7 +86,7 @@ describe("the course's scripts", () => {
     // 30 s ahead, not 1 s: a stalled machine could let a short gate pass before the two
     // early claims. The gate is then moved to now instead of being waited for.
     const gateMs = 30_000;
-    await db.pool.query(SET_NEXT_ATTEMPT_AHEAD, [micros(gateMs), jobId]);
+    await db.pool.query(SET_NEXT_ATTEMPT_AHEAD, [microseconds(gateMs), jobId]);
     expect(await claimed(jobId)).toBeUndefined();
     expect(await claimed(jobId)).toBeUndefined();
     expect((await readJob(db.pool, jobId))?.attempts).toBe(0);
@@ -249,9 +248,9 @@ describe('pass c: queued, dispatched, unclaimed', () => {
     await db.pool.query(MARK_EVENTS_SENT_AGO, [0, recent]);
     const pending = await admit(); // its first event is still unsent
     await db.pool.query(MARK_JOB_DISPATCHED_AGO, [
-      micros(DISPATCHED_AGO_MS),
-      micros(DISPATCHED_AGO_MS),
-      micros(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
+      microseconds(DISPATCHED_AGO_MS),
       pending,
     ]);
     // A 60 s threshold, not 1 s: a slow machine could let 1 s pass between the sends and the scan,
