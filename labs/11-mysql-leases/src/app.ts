@@ -27,7 +27,7 @@ import {
   type JobState,
 } from '@tasks-lab/01-state-machine';
 import { errorMessage } from '@tasks-lab/lab-kit';
-import { databaseDownReason } from './database.ts';
+import { databaseDownReason } from './mysql-pool.ts';
 import { readJob, submitSnapshot, type JobRow } from './leases.ts';
 
 /** The header a client sets to make POST /exports safe to retry. */

@@ -8,7 +8,6 @@
 
 // The database: one pool per process, short transactions, named queries.
 export {
-  VERIFY_DATABASE,
   type DatabaseSettings,
   type OpenJobsDatabaseOptions,
   sessionSetup,
@@ -19,7 +18,7 @@ export {
   errnoOf,
   databaseDownReason,
   readSessionSettings,
-} from './database.ts';
+} from './mysql-pool.ts';
 export {
   type FreshDatabase,
   type FreshDatabaseOptions,
@@ -88,6 +87,7 @@ export {
   QueryTimeoutError,
 } from './errors.ts';
 export {
+  VERIFY_DATABASE,
   LEASE_OPTIONS,
   type LeaseOptionValues,
   COURSE_TIMINGS,

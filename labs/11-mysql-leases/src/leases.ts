@@ -13,7 +13,7 @@ import {
   statesThatMayMoveTo,
   type JobState,
 } from '@tasks-lab/01-state-machine';
-import { ER_DUP_ENTRY, errnoOf, withTransaction } from './database.ts';
+import { ER_DUP_ENTRY, errnoOf, withTransaction } from './mysql-pool.ts';
 import {
   IdempotencyKeyReusedError,
   InvalidIdempotencyKeyError,

@@ -1,29 +1,14 @@
-// Lesson 11's options, read once at start-up from their environment variables (or
-// overrides in code), with the course's values as defaults. A zero, negative or
-// non-numeric timing is refused with a message naming the variable and its bounds.
+// Lesson 11's options: the lease, the retry backoff, the business deadline and the attempts,
+// and the bounds of the database session. Read once at start-up from their environment
+// variables (or overrides in code); each default, at its definition below, is the course's
+// value. A zero, negative or non-numeric timing is refused with a message naming the variable
+// and its bounds. USE_COURSE_TIMINGS=1 puts the course's timings back over anything else.
 //
-//   LEASE_MS                   30000    how long a claim holds a job
-//   RETRY_BACKOFF_MS           10000    how long a requeued job waits before its next claim
-//   EXPORT_DEADLINE_MS         600000   the business deadline, counted from submission
-//   MAX_ATTEMPTS               3        claims a job may have in its whole life
-//   LOCK_WAIT_SECONDS          1        innodb_lock_wait_timeout: how long a statement waits for a row lock
-//   STATEMENT_TIME_LIMIT_MS    3000     the server stops a statement that runs longer (see sql-dialect.ts)
-//   DB_CONNECT_TIMEOUT_MS      3000     opening a connection (TCP, greeting, login) gives up after this
-//   DB_QUERY_TIMEOUT_MS        3000     the client gives up on a query with no answer after this
-//                                       (the course's read and write timeouts; database.ts says how)
-//   USE_COURSE_TIMINGS         0        1: the course's values, whatever the variables above say
-//
-// The processes' settings (`pnpm worker`, `pnpm start`, `pnpm submit`):
-//   EXPORTS_QUEUE, WORKER_CONCURRENCY, LOCK_DURATION_MS, STALLED_INTERVAL_MS, MAX_STALLED_COUNT
-//                          lab 08's worker options (BullMQ's delivery settings)
-//   JOBS_DATABASE          tasks_lab11   the database holding export_jobs and products
-//   ARTIFACTS_DIR          labs/11-mysql-leases/artifacts
-//   PORT                   8000          the API's port (0: any free port)
-// Verify and the tests start the same processes with another database and folder, so they
-// never touch the student's tasks_lab11.
-//
-// Verify and the tests run the same code with SHORT_TIMINGS (a 1.5 s lease instead of
-// 30 s), so a check that waits for a lease to pass takes seconds, not minutes.
+// The processes (`pnpm worker`, `pnpm start`, `pnpm submit`) read lab 08's worker options
+// plus the database and the artifacts folder. Verify and the tests start the same processes
+// with another database and folder, so they never touch the student's tasks_lab11, and run
+// the same code with SHORT_TIMINGS (a 1.5 s lease instead of 30 s), so a check that waits for
+// a lease to pass takes seconds, not minutes.
 import { labDatabase } from '@tasks-lab/infra';
 import {
   choice,
@@ -43,6 +28,8 @@ import { ARTIFACTS_DIR } from './artifact.ts';
 export const LAB = '11';
 /** The student's database: `pnpm start`, `pnpm worker` and `pnpm submit` use it. */
 export const JOBS_DATABASE = labDatabase(LAB);
+/** Verify's own database, recreated on every run so verify never touches the student's jobs. */
+export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
 
 export const LEASE_OPTIONS = defineOptions({
   /** How long a claim holds a job: past it, another worker may claim the job again. @defaultValue 30000 */
@@ -67,7 +54,7 @@ export const LEASE_OPTIONS = defineOptions({
   connectTimeoutMs: durationMs('DB_CONNECT_TIMEOUT_MS', 3000, { min: 100, max: 60_000 }),
   /**
    * The client's bound on one query, from sending it to its last byte of answer (mysql2's
-   * per-query `timeout`, given to every query of the pool by database.ts). The course's
+   * per-query `timeout`, given to every query of the pool by mysql-pool.ts). The course's
    * `read_timeout=3, write_timeout=3`: mysql2 has no socket read or write timeout, and a
    * Node socket write never blocks, so one bound covers both. @defaultValue 3000
    */

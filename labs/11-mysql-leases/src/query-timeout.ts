@@ -1,7 +1,7 @@
 // Every query of the process has a time limit: mysql2 gives a single query a `timeout`, but a
 // pool has no default, and a query sent to a server that stopped answering would wait as long as
 // the server does. boundEveryQuery gives each of the pool's connections that default, and closes
-// a connection whose query ran out of time (why: its comment). openJobsDatabase (database.ts)
+// a connection whose query ran out of time (why: its comment). openJobsDatabase (mysql-pool.ts)
 // applies it to every connection the pool opens.
 import { errorCode } from '@tasks-lab/lab-kit';
 import { QueryTimeoutError } from './errors.ts';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import mysql, { type Pool } from 'mysql2/promise';
 import { labDatabase, migrateLab, mysqlOptions } from '@tasks-lab/infra';
 import { idempotent } from '@tasks-lab/lab-kit';
-import { openJobsDatabase, safeReason, type OpenJobsDatabaseOptions } from './database.ts';
+import { openJobsDatabase, safeReason, type OpenJobsDatabaseOptions } from './mysql-pool.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import { LAB } from './options.ts';
 

@@ -3,30 +3,11 @@
 // overrides in code), with the course's values as defaults; a zero, negative or
 // non-numeric timing is refused with a message naming the variable and its bounds.
 //
-//   (lesson 11's)             LEASE_MS, RETRY_BACKOFF_MS, EXPORT_DEADLINE_MS, MAX_ATTEMPTS,
-//                             LOCK_WAIT_SECONDS, STATEMENT_TIME_LIMIT_MS, DB_CONNECT_TIMEOUT_MS,
-//                             DB_QUERY_TIMEOUT_MS
-//   OUTBOX_CLAIM_MS           30000   how long a publisher's claim on an event lasts: past it,
-//                                     another publisher may send the event again
-//   OUTBOX_POLL_MS            5000    the publisher's fallback: with no nudge, it looks this often
-//   OUTBOX_BATCH              10      events claimed (and sent) per round
-//   OUTBOX_RETRY_DELAY_MS     5000    a send that failed is tried again after this
-//   OUTBOX_SEND_TIMEOUT_MS    2000    the bound on one send: a broker that does not answer
-//                                     within it is reported as down (no send waits for ever)
-//   OUTBOX_NUDGE_CHANNEL      tasks-lab12:outbox-nudge   the Redis pub/sub channel of the nudges
-//   USE_COURSE_TIMINGS        0       1: the course's values, whatever the variables above say
-//
-// The processes' settings (`pnpm publisher`, `pnpm worker`, `pnpm start`):
-//   EXPORTS_QUEUE             exports        the BullMQ queue the events wake workers on
-//   JOBS_DATABASE             tasks_lab12    the database holding export_jobs and export_outbox
-//   ARTIFACTS_DIR             labs/12-outbox/artifacts
-//   PORT, WORKER_CONCURRENCY, LOCK_DURATION_MS, ...   lesson 11's (lab 08's) process options
-//
 // Verify and the tests run the same code with SHORT_TIMINGS (a 1.5 s claim instead of
 // 30 s), so a check that waits for a claim to pass takes seconds, not minutes.
 import { fileURLToPath } from 'node:url';
 import { labDatabase } from '@tasks-lab/infra';
-import { defineOptions, durationMs, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import { defineOptions, durationMs, name, text, wholeNumber, readOnTopOf, type ReadOptions } from '@tasks-lab/lab-kit';
 import { WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
 import {
   describeTimings as describeLeaseTimings,
@@ -97,12 +78,11 @@ const OUTBOX_TIMING_KEYS = ['claimMs', 'pollMs', 'retryDelayMs', 'sendTimeoutMs'
 
 /** Reads the options (lesson 11's own checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
 export function readOutboxOptions(options: ReadOptions<OutboxOptionValues> = {}): OutboxOptionValues {
-  const values = OUTBOX_OPTIONS.read(options);
   // Lesson 11's reader checks the lease and session options and applies its own course switch.
-  const lease = readLeaseOptions({ env: {}, overrides: pickLease(values) });
-  if (values.useCourseTimings !== '1') return { ...values, ...lease };
+  const values = readOnTopOf(OUTBOX_OPTIONS, LEASE_OPTIONS, readLeaseOptions, options);
+  if (values.useCourseTimings !== '1') return values;
   const course = Object.fromEntries(OUTBOX_TIMING_KEYS.map((key) => [key, COURSE_TIMINGS[key]]));
-  return { ...values, ...lease, ...course };
+  return { ...values, ...course };
 }
 
 /** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
@@ -111,12 +91,6 @@ export function readShortOutboxOptions(
   overrides: Partial<OutboxOptionValues> = {},
 ): OutboxOptionValues {
   return readOutboxOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
-
-function pickLease(values: OutboxOptionValues) {
-  return Object.fromEntries(
-    Object.keys(LEASE_OPTIONS.specs).map((key) => [key, values[key as keyof OutboxOptionValues]]),
-  );
 }
 
 /** The words every printed observation uses: lesson 11's timings, then the outbox's: "…; claim 1.5 s, poll 1 s, send bound 1 s". */

@@ -34,6 +34,8 @@ export {
   type WorkerProcessOptionValues,
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
+  processPlace,
+  processOptionsOn,
 } from './options.ts';
 export {
   openJobsDatabase,

@@ -1,31 +1,24 @@
 // Lesson 13's options: lesson 12's (the lease, the publisher, the database session), plus
-// the admission gate's. Read once at start-up, from environment variables or overrides
-// in code, with the course's values as defaults.
+// the admission gate's and the routing's. Read once at start-up, from environment variables
+// or overrides in code, with the course's values as defaults.
 //
-//   ADMISSION_LIMIT        100      jobs that may be queued or running at once (the whole service)
-//   CLIENT_QUOTA           0        jobs one client (the Client-Id header) may have queued or
-//                                   running; 0 = no per-client quota (the course's default)
-//   FAST_MAX_ROWS          30       an export of at most this many products goes to exports.fast
-//   ADMISSION_GATE         counter  counter: the lab's gate (reads a counter kept in the gate
-//                                   row); count: the course's (COUNTs the jobs under the lock)
-//   ADMISSION_RETRIES      3        a lock-wait timeout or deadlock re-runs the whole admission
-//                                   transaction this many times before answering 503
-//   RETRY_AFTER_SECONDS    5        the Retry-After header of a 503 or 429
-//   USE_COURSE_TIMINGS     0        1: the course's timings (lesson 11's and lesson 12's)
-//
-// The processes' settings:
-//   JOBS_DATABASE          tasks_lab13    the database holding the jobs, the outbox and the gate
-//   BULLMQ_PREFIX          tasks-lab13    the workers' and the publisher's BullMQ key prefix (verify
-//                                         runs its experiments under prefixes of their own, so it
-//                                         never takes or drops the wake-ups of a student's jobs)
-//   WORKER_CONCURRENCY     1              jobs one worker runs at once (the course's --concurrency=1)
-//   ARTIFACTS_DIR          labs/13-admission/artifacts
-//   PORT, LOCK_DURATION_MS, ...   lesson 12's (lab 08's) process options; `pnpm worker:fast`
-//                          and `pnpm worker:bulk` choose the queue, one worker each
+// The processes run on lab 13's database and BullMQ prefix (verify runs its experiments under
+// prefixes of their own, so it never takes or drops the wake-ups of a student's jobs); each
+// worker runs one job at a time, as the course's two workers do.
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '@tasks-lab/11-mysql-leases';
 import { labDatabase, labPrefix } from '@tasks-lab/infra';
-import { choice, defineOptions, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  choice,
+  defineOptions,
+  name,
+  text,
+  wholeNumber,
+  readOnTopOf,
+  type OptionsDefinition,
+  type OptionSpec,
+  type ReadOptions,
+} from '@tasks-lab/lab-kit';
 import {
   describeTimings as describeOutboxTimings,
   OUTBOX_OPTIONS,
@@ -97,9 +90,7 @@ export const SHORT_TIMINGS: Readonly<Partial<AdmissionOptionValues>> = { ...OUTB
 
 /** Reads the options (lesson 12's own checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
 export function readAdmissionOptions(options: ReadOptions<AdmissionOptionValues> = {}): AdmissionOptionValues {
-  const values = ADMISSION_OPTIONS.read(options);
-  const outbox = readOutboxOptions({ env: {}, overrides: pickOutbox(values) });
-  return { ...values, ...outbox };
+  return readOnTopOf(ADMISSION_OPTIONS, OUTBOX_OPTIONS, readOutboxOptions, options);
 }
 
 /** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
@@ -108,12 +99,6 @@ export function readShortAdmissionOptions(
   overrides: Partial<AdmissionOptionValues> = {},
 ): AdmissionOptionValues {
   return readAdmissionOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
-
-function pickOutbox(values: AdmissionOptionValues) {
-  return Object.fromEntries(
-    Object.keys(OUTBOX_OPTIONS.specs).map((key) => [key, values[key as keyof AdmissionOptionValues]]),
-  );
 }
 
 /** "…; limit 100 (counter gate), client quota off, fast <= 30 rows" after lesson 12's words. */
@@ -130,13 +115,50 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
-/** The database holding the jobs, the outbox and the gate. @defaultValue JOBS_DATABASE (`tasks_lab13`) */
-const database = name('JOBS_DATABASE', JOBS_DATABASE);
 /**
- * The workers' and the publisher's BullMQ key prefix (verify's experiments use prefixes of their own).
- * @defaultValue QUEUE_PREFIX (`tasks-lab13`)
+ * Where a lab's processes run, as options: its database, its BullMQ key prefix (lesson 13 gives
+ * each lab its own) and its artifacts folder. The labs after lesson 13 move its processes onto
+ * their own with it.
  */
-const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
+export function processPlace(lab: string, artifactsDir: string) {
+  return {
+    /** The database of the jobs, the outbox and the gate. @defaultValue labDatabase(lab) (`tasks_lab13`) */
+    database: name('JOBS_DATABASE', labDatabase(lab)),
+    /**
+     * The workers' and the publisher's BullMQ key prefix (verify's experiments use prefixes of their own).
+     * @defaultValue labPrefix(lab) (`tasks-lab13`)
+     */
+    queuePrefix: name('BULLMQ_PREFIX', labPrefix(lab)),
+    /** Where the workers write artifacts. @defaultValue the lab's `artifacts/` folder (`labs/13-admission/artifacts`) */
+    artifactsDir: text('ARTIFACTS_DIR', artifactsDir),
+  };
+}
+const { database, queuePrefix, artifactsDir } = processPlace(LAB, ARTIFACTS_DIR);
+
+type Specs = Record<string, OptionSpec<unknown>>;
+
+/**
+ * The processes of the lab below (`pnpm publisher`, the workers, `pnpm start`), unchanged, on lab
+ * `lab`'s database, BullMQ prefix and artifacts folder: how lessons 14 to 16 run lesson 13's.
+ */
+export function processOptionsOn<P extends Specs, W extends Specs, S extends Specs>(
+  lab: string,
+  artifactsDir: string,
+  below: { publisher: OptionsDefinition<P>; worker: OptionsDefinition<W>; server: OptionsDefinition<S> },
+) {
+  const place = processPlace(lab, artifactsDir);
+  const { database, queuePrefix } = place;
+  return {
+    PUBLISHER_PROCESS_OPTIONS: defineOptions({ ...below.publisher.specs, database, queuePrefix }),
+    WORKER_PROCESS_OPTIONS: defineOptions({
+      ...below.worker.specs,
+      database,
+      queuePrefix,
+      artifactsDir: place.artifactsDir,
+    }),
+    SERVER_PROCESS_OPTIONS: defineOptions({ ...below.server.specs, database, queuePrefix }),
+  };
+}
 
 /** `pnpm publisher`: lesson 12's publisher on lab 13's database; each event names its queue. */
 export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
@@ -159,8 +181,7 @@ export const WORKER_PROCESS_OPTIONS = defineOptions({
   concurrency: { ...OUTBOX_WORKER_PROCESS_OPTIONS.specs.concurrency, default: 1 },
   database,
   queuePrefix,
-  /** Where the workers write artifacts. @defaultValue ARTIFACTS_DIR (`labs/13-admission/artifacts`) */
-  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
+  artifactsDir,
 });
 export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
 

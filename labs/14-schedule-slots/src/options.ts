@@ -1,21 +1,23 @@
 // Lesson 14's options: lesson 13's (the lease, the publisher, the admission rules), plus the
-// schedule's. Read once at start-up, with the course's values as defaults.
-//
-//   SCHEDULE_ID          export-each-minute   the Job Scheduler's id (one schedule per id: upsert)
-//   SCHEDULE_EVERY_MS    60000                the interval between two planned runs
-//   SCHEDULE_PRODUCTS    100                  a run exports the first N products by id (the course's LIMIT 100)
-//   SLOT_KEY_FROM        planned              planned: the slot is the run's PLANNED time (the lab's);
-//                                             execution: the minute the signal was HANDLED (the course's)
-//   USE_COURSE_TIMINGS   0                    1: the course's timings (lessons 11 to 13's)
-//
-// The processes' settings: lesson 13's, on lab 14's database (tasks_lab14) and BullMQ prefix
-// (tasks-lab14). Verify and the tests run the schedule every second instead of every minute.
+// schedule's. Read once at start-up, with the course's values as defaults. Verify and the
+// tests run the schedule every second instead of every minute.
 import { fileURLToPath } from 'node:url';
 import { labDatabase, labPrefix } from '@tasks-lab/infra';
-import { choice, defineOptions, durationMs, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  choice,
+  defineOptions,
+  durationMs,
+  name,
+  text,
+  wholeNumber,
+  readOnTopOf,
+  type OptionValues,
+  type ReadOptions,
+} from '@tasks-lab/lab-kit';
 import {
   ADMISSION_OPTIONS,
   describeTimings as describeAdmissionTimings,
+  processOptionsOn,
   PUBLISHER_PROCESS_OPTIONS as ADMISSION_PUBLISHER_PROCESS_OPTIONS,
   readAdmissionOptions,
   SERVER_PROCESS_OPTIONS as ADMISSION_SERVER_PROCESS_OPTIONS,
@@ -70,10 +72,9 @@ export const SHORT_TIMINGS: Readonly<Partial<ScheduleOptionValues>> = {
 
 /** Reads the options (lesson 13's checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back, the interval included. */
 export function readScheduleOptions(options: ReadOptions<ScheduleOptionValues> = {}): ScheduleOptionValues {
-  const values = SCHEDULE_OPTIONS.read(options);
-  const admission = readAdmissionOptions({ env: {}, overrides: pickAdmission(values) });
+  const values = readOnTopOf(SCHEDULE_OPTIONS, ADMISSION_OPTIONS, readAdmissionOptions, options);
   const interval = values.useCourseTimings === '1' ? { scheduleEveryMs: COURSE_TIMINGS.scheduleEveryMs } : {};
-  return { ...values, ...admission, ...interval };
+  return { ...values, ...interval };
 }
 
 /** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
@@ -82,12 +83,6 @@ export function readShortScheduleOptions(
   overrides: Partial<ScheduleOptionValues> = {},
 ): ScheduleOptionValues {
   return readScheduleOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
-
-function pickAdmission(values: ScheduleOptionValues) {
-  return Object.fromEntries(
-    Object.keys(ADMISSION_OPTIONS.specs).map((key) => [key, values[key as keyof ScheduleOptionValues]]),
-  );
 }
 
 /** "…; schedule export-each-minute every 1 min, slot from the planned time" after lesson 13's words. */
@@ -99,33 +94,19 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
-/** The database of the jobs, the outbox and the slots. @defaultValue JOBS_DATABASE (`tasks_lab14`) */
-const database = name('JOBS_DATABASE', JOBS_DATABASE);
-/** The processes' BullMQ key prefix. @defaultValue QUEUE_PREFIX (`tasks-lab14`) */
-const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
-
-/** `pnpm publisher`: lesson 13's, on lab 14's database and prefix. */
-export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
-  ...ADMISSION_PUBLISHER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-});
-export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
-
-/** `pnpm worker:fast` / `pnpm worker:bulk`: lesson 13's, on lab 14's database, prefix and artifacts folder. */
-export const WORKER_PROCESS_OPTIONS = defineOptions({
-  ...ADMISSION_WORKER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-  /** Where the workers write artifacts. @defaultValue ARTIFACTS_DIR (`labs/14-schedule-slots/artifacts`) */
-  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
-});
-export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
-
-/** `pnpm start`, `pnpm schedule`, `pnpm slots`: lesson 13's server options on lab 14's database and prefix. */
-export const SERVER_PROCESS_OPTIONS = defineOptions({
-  ...ADMISSION_SERVER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-});
-export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;
+/**
+ * `pnpm publisher`, `pnpm worker:fast` / `pnpm worker:bulk`, `pnpm start` (and `schedule`, `slots`):
+ * lesson 13's, on lab 14's database, prefix and artifacts folder.
+ */
+export const { PUBLISHER_PROCESS_OPTIONS, WORKER_PROCESS_OPTIONS, SERVER_PROCESS_OPTIONS } = processOptionsOn(
+  LAB,
+  ARTIFACTS_DIR,
+  {
+    publisher: ADMISSION_PUBLISHER_PROCESS_OPTIONS,
+    worker: ADMISSION_WORKER_PROCESS_OPTIONS,
+    server: ADMISSION_SERVER_PROCESS_OPTIONS,
+  },
+);
+export type PublisherProcessOptionValues = OptionValues<typeof PUBLISHER_PROCESS_OPTIONS>;
+export type WorkerProcessOptionValues = OptionValues<typeof WORKER_PROCESS_OPTIONS>;
+export type ServerProcessOptionValues = OptionValues<typeof SERVER_PROCESS_OPTIONS>;

@@ -134,7 +134,12 @@ export {
 } from './chunked-delivery.ts';
 export {
   WORKER_SHUTDOWN_GRACE_MS,
+  AFTER_ABORT_MS,
   SHUTDOWN_OPTIONS,
+  type ClosableWorker,
+  closeWithGrace,
+} from './graceful-exit.ts';
+export {
   type DeliveryHooks,
   type RecoveryJob,
   type StartRecoveryWorkerOptions,

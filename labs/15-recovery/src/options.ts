@@ -1,19 +1,19 @@
 // Lesson 15's options: lesson 14's, plus the recovery scanner's and the worker's. The course's
 // values are the defaults: a 10 s backoff after an expired lease (lesson 11's RETRY_BACKOFF_MS),
 // 60 s before an unclaimed dispatch is sent again, 3 attempts, a 10-minute deadline, batches of 50.
-//
-//   RECOVERY_BATCH             50      jobs one scanner pass takes at most
-//   RECOVERY_SCAN_MS           5000    how often the scanner looks (a full batch looks again at once)
-//   UNCLAIMED_THRESHOLD_MS     60000   a dispatched job nobody claimed for this long gets a new event
-//   EXPORT_CHUNK_ROWS          10      the worker checks canContinue before each chunk of this many rows
-//   CLAIM_BUSY_RETRY_MS        200     a claim that found its row locked puts the delivery back this long
-//   USE_COURSE_TIMINGS         0       1: the course's timings
-//
-// The processes' settings: lesson 14's, on lab 15's database (tasks_lab15) and prefix (tasks-lab15).
 import { fileURLToPath } from 'node:url';
 import { labDatabase, labPrefix } from '@tasks-lab/infra';
-import { defineOptions, durationMs, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  defineOptions,
+  durationMs,
+  text,
+  wholeNumber,
+  readOnTopOf,
+  type OptionValues,
+  type ReadOptions,
+} from '@tasks-lab/lab-kit';
 import { formatDuration } from '@tasks-lab/11-mysql-leases';
+import { processOptionsOn } from '@tasks-lab/13-admission';
 import {
   describeTimings as describeScheduleTimings,
   PUBLISHER_PROCESS_OPTIONS as SCHEDULE_PUBLISHER_PROCESS_OPTIONS,
@@ -64,11 +64,10 @@ const RECOVERY_TIMING_KEYS = ['recoveryScanMs', 'unclaimedThresholdMs', 'claimBu
 
 /** Reads the options (lesson 14's checks included); `USE_COURSE_TIMINGS=1` puts the course's timings back. */
 export function readRecoveryOptions(options: ReadOptions<RecoveryOptionValues> = {}): RecoveryOptionValues {
-  const values = RECOVERY_OPTIONS.read(options);
-  const schedule = readScheduleOptions({ env: {}, overrides: pickSchedule(values) });
-  if (values.useCourseTimings !== '1') return { ...values, ...schedule };
+  const values = readOnTopOf(RECOVERY_OPTIONS, SCHEDULE_OPTIONS, readScheduleOptions, options);
+  if (values.useCourseTimings !== '1') return values;
   const course = Object.fromEntries(RECOVERY_TIMING_KEYS.map((key) => [key, COURSE_TIMINGS[key]]));
-  return { ...values, ...schedule, ...course };
+  return { ...values, ...course };
 }
 
 export function readShortRecoveryOptions(
@@ -76,12 +75,6 @@ export function readShortRecoveryOptions(
   overrides: Partial<RecoveryOptionValues> = {},
 ): RecoveryOptionValues {
   return readRecoveryOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
-
-function pickSchedule(values: RecoveryOptionValues) {
-  return Object.fromEntries(
-    Object.keys(SCHEDULE_OPTIONS.specs).map((key) => [key, values[key as keyof RecoveryOptionValues]]),
-  );
 }
 
 export function describeTimings(options: RecoveryOptionValues): string {
@@ -95,31 +88,19 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
-/** The processes' database. @defaultValue JOBS_DATABASE (`tasks_lab15`) */
-const database = name('JOBS_DATABASE', JOBS_DATABASE);
-/** The processes' BullMQ key prefix. @defaultValue QUEUE_PREFIX (`tasks-lab15`) */
-const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
-
-export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
-  ...SCHEDULE_PUBLISHER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-});
-export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
-
-export const WORKER_PROCESS_OPTIONS = defineOptions({
-  ...SCHEDULE_WORKER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-  /** Where the workers write artifacts. @defaultValue ARTIFACTS_DIR (`labs/15-recovery/artifacts`) */
-  artifactsDir: text('ARTIFACTS_DIR', ARTIFACTS_DIR),
-});
-export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
-
-/** `pnpm start` and `pnpm scanner`: the database (and the prefix the scanner's nudges name). */
-export const SERVER_PROCESS_OPTIONS = defineOptions({
-  ...SCHEDULE_SERVER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-});
-export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;
+/**
+ * `pnpm publisher`, the two workers, `pnpm start` and `pnpm scanner`: lesson 14's, on lab 15's
+ * database, prefix and artifacts folder.
+ */
+export const { PUBLISHER_PROCESS_OPTIONS, WORKER_PROCESS_OPTIONS, SERVER_PROCESS_OPTIONS } = processOptionsOn(
+  LAB,
+  ARTIFACTS_DIR,
+  {
+    publisher: SCHEDULE_PUBLISHER_PROCESS_OPTIONS,
+    worker: SCHEDULE_WORKER_PROCESS_OPTIONS,
+    server: SCHEDULE_SERVER_PROCESS_OPTIONS,
+  },
+);
+export type PublisherProcessOptionValues = OptionValues<typeof PUBLISHER_PROCESS_OPTIONS>;
+export type WorkerProcessOptionValues = OptionValues<typeof WORKER_PROCESS_OPTIONS>;
+export type ServerProcessOptionValues = OptionValues<typeof SERVER_PROCESS_OPTIONS>;

@@ -5,10 +5,8 @@
 // without spending a BullMQ attempt (job.moveToDelayed + DelayedError). Lesson 14's tick
 // handler runs the periodic signals, as there.
 //
-// SIGTERM (or Ctrl-C): the worker stops taking jobs at once (BullMQ's close), the running
-// deliveries get WORKER_SHUTDOWN_GRACE_MS to finish; after that they are aborted (the signal
-// reaches writeArtifactInChunks: they stop at the next chunk boundary, leave no artifact and do
-// not finish; the lease runs out and the recovery scanner requeues the job), then the pool closes.
+// SIGTERM (or Ctrl-C): lesson 15's graceful exit (src/graceful-exit.ts): no new job, a grace of
+// WORKER_SHUTDOWN_GRACE_MS for the running deliveries, then an abort; then the pool closes.
 //
 //   pnpm worker:fast                                        exports.fast: small exports and the signals
 //   pnpm worker:bulk                                        exports.bulk: the big and the scheduled exports
@@ -17,13 +15,9 @@
 import type { Job, Worker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { defineOptions, durationMs, errorMessage, idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
+import { errorMessage, idempotent, onShutdown, runMain } from '@tasks-lab/lab-kit';
 import { EXPORT_JOB_NAME, startWorker, type ExportJobName, type JobHandlers } from '@tasks-lab/08-broker-worker';
-import {
-  WORKER_SHUTDOWN_GRACE_MS as LESSON11_GRACE_MS,
-  type ClaimedJob,
-  type WakeUpMessage,
-} from '@tasks-lab/11-mysql-leases';
+import type { ClaimedJob, WakeUpMessage } from '@tasks-lab/11-mysql-leases';
 import { type BULK_QUEUE, exportsAddress, FAST_QUEUE, routeNamed } from '@tasks-lab/13-admission';
 import {
   describeTick,
@@ -41,6 +35,7 @@ import {
   recoveryFaults,
 } from './chunked-delivery.ts';
 import { putDeliveryBack } from './claim.ts';
+import { AFTER_ABORT_MS, closeWithGrace, SHUTDOWN_OPTIONS, WORKER_SHUTDOWN_GRACE_MS } from './graceful-exit.ts';
 import { openJobsDatabase } from './database.ts';
 import {
   describeTimings,
@@ -50,20 +45,6 @@ import {
   type RecoveryOptionValues,
   type WorkerProcessOptionValues,
 } from './options.ts';
-
-// ---- the grace after SIGTERM -----------------------------------------------------
-
-/** Lesson 11's grace (10 s): a running export gets this long after SIGTERM before it is aborted. */
-export const WORKER_SHUTDOWN_GRACE_MS = LESSON11_GRACE_MS;
-/** After the abort: the next chunk boundary (one chunk, one canContinue) and closing the pool. */
-const AFTER_ABORT_MS = 5 * SECOND;
-
-export const SHUTDOWN_OPTIONS = defineOptions({
-  /** After SIGTERM, how long a running export may go on before it is aborted. @defaultValue WORKER_SHUTDOWN_GRACE_MS (10000) */
-  shutdownGraceMs: durationMs('WORKER_SHUTDOWN_GRACE_MS', WORKER_SHUTDOWN_GRACE_MS, { min: 0, max: 10 * 60 * SECOND }),
-});
-
-// ---- the worker ------------------------------------------------------------------
 
 export type RecoveryJobName = ExportJobName | typeof SCHEDULE_TICK_JOB_NAME;
 export type RecoveryJobData = WakeUpMessage | TickMessage;
@@ -135,7 +116,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
   const graceMs = options.shutdownGraceMs ?? WORKER_SHUTDOWN_GRACE_MS;
   const hooks: DeliveryHooks = options.hooks ?? {};
   const pool = await openJobsDatabase({ database: settings.database, settings: timings });
-  // Ours, on top of BullMQ's per-job signal: aborted once the grace is over.
+  // Ours, on top of BullMQ's per-job signal: aborted once the grace is over (closeWithGrace).
   const shutdown = new AbortController();
 
   const exportContext = (job: RecoveryJob, signal: AbortSignal | undefined): ChunkedContext => ({
@@ -187,20 +168,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
   }
 
   const close = idempotent(async () => {
-    // BullMQ's close: no new job is fetched from now on; it resolves when the running ones end.
-    const closed = worker.close();
-    const timer = setTimeout(() => {
-      log(
-        `worker ${process.pid}: deliveries still running after ${graceMs} ms: aborting them (they stop at the next chunk boundary)`,
-      );
-      shutdown.abort();
-      worker.cancelAllJobs('worker shutdown');
-    }, graceMs);
-    try {
-      await closed;
-    } finally {
-      clearTimeout(timer);
-    }
+    await closeWithGrace(worker, shutdown, graceMs, log);
     await pool.end();
   });
   return { worker, close };

@@ -1,28 +1,19 @@
-// Lesson 16's options: lesson 15's, plus the log level, the retention of housekeeping and the
-// folder the failure matrix writes its evidence to. The course keeps sent events and finished
-// jobs forever; the lab prunes them after a retention (the course's values are not given: a
-// week for sent events, thirty days for terminal jobs, a day of grace for unreferenced files).
-//
-//   LOG_LEVEL                  info       pino's level for the phase logs
-//   OUTBOX_RETENTION_MS        604800000  sent outbox events older than this are deleted (7 days)
-//   JOB_RETENTION_MS           2592000000 terminal jobs untouched this long are deleted (30 days)
-//   ARTIFACT_GRACE_MS          86400000   an artifact no job references is deleted after this (1 day)
-//   TEMP_FILE_GRACE_MS         3600000    a temp file of an interrupted write is deleted after this (1 hour)
-//   HOUSEKEEPING_BATCH         500        rows one housekeeping statement deletes at most
-//   RECOVERY_ALLOWANCE_MS      15000      a recovery's budget is its timers plus this (queue wait, the
-//                                         export itself): with the course's timers, a lease path of
-//                                         30 + 5 + 10 s plus 15 s is the course's 60 s target
-//   UNPUBLISHED_ALERT_MS       60000      an unsent outbox event older than this is an alert
-//                                         (/monitoring, and prometheus/alerts.yml, rendered from it)
-//   START_TARGET_MS            60000      the p95 of submit -> first claim must be within this
-//   FINISH_TARGET_MS           600000     the p95 of submit -> terminal must be within this (10 min)
-//   LATENCY_WINDOW_MS          900000     the percentiles cover the jobs that reached the stage this recently
-//   LATENCY_ROW_LIMIT          5000       rows one percentile read takes at most (the most recent)
-//
-// The processes' settings: lesson 15's, on lab 16's database (tasks_lab16) and prefix (tasks-lab16).
+// Lesson 16's options: lesson 15's, plus the log level, the monitoring's alert and latency
+// targets, and the retention of housekeeping. The course keeps sent events and finished jobs
+// forever; the lab prunes them after a retention (the course gives no values: a week for sent
+// events, thirty days for terminal jobs, a day of grace for unreferenced files).
 import { fileURLToPath } from 'node:url';
 import { labDatabase, labPrefix } from '@tasks-lab/infra';
-import { choice, defineOptions, durationMs, name, text, wholeNumber, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  choice,
+  defineOptions,
+  durationMs,
+  text,
+  wholeNumber,
+  readOnTopOf,
+  type OptionValues,
+  type ReadOptions,
+} from '@tasks-lab/lab-kit';
 import {
   describeTimings as describeRecoveryTimings,
   PUBLISHER_PROCESS_OPTIONS as RECOVERY_PUBLISHER_PROCESS_OPTIONS,
@@ -33,6 +24,7 @@ import {
   WORKER_PROCESS_OPTIONS as RECOVERY_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/15-recovery';
 import { formatDuration } from '@tasks-lab/11-mysql-leases';
+import { processOptionsOn } from '@tasks-lab/13-admission';
 
 export const LAB = '16';
 export const JOBS_DATABASE = labDatabase(LAB);
@@ -45,16 +37,9 @@ export const nudgeChannel = 'tasks-lab16:outbox-nudge';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const LOG_LEVELS: readonly [LogLevel, ...LogLevel[]] = [
-  'fatal',
-  'error',
-  'warn',
-  'info',
-  'debug',
-  'trace',
-  'silent',
-] as const;
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** pino's levels, most severe first; `silent` prints nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * What /monitoring and /metrics judge against: lesson 12's second decision (an event that stays
@@ -149,9 +134,7 @@ export const SHORT_TIMINGS: Readonly<Partial<ObservabilityOptionValues>> = {
 export function readObservabilityOptions(
   options: ReadOptions<ObservabilityOptionValues> = {},
 ): ObservabilityOptionValues {
-  const values = OBSERVABILITY_OPTIONS.read(options);
-  const recovery = readRecoveryOptions({ env: {}, overrides: pickRecovery(values) });
-  return { ...values, ...recovery };
+  return readOnTopOf(OBSERVABILITY_OPTIONS, RECOVERY_OPTIONS, readRecoveryOptions, options);
 }
 
 export function readShortObservabilityOptions(
@@ -159,12 +142,6 @@ export function readShortObservabilityOptions(
   overrides: Partial<ObservabilityOptionValues> = {},
 ): ObservabilityOptionValues {
   return readObservabilityOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
-
-function pickRecovery(values: ObservabilityOptionValues) {
-  return Object.fromEntries(
-    Object.keys(RECOVERY_OPTIONS.specs).map((key) => [key, values[key as keyof ObservabilityOptionValues]]),
-  );
 }
 
 export function describeTimings(options: ObservabilityOptionValues): string {
@@ -178,36 +155,18 @@ export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 
-/** The processes' database. @defaultValue JOBS_DATABASE (`tasks_lab16`) */
-const database = name('JOBS_DATABASE', JOBS_DATABASE);
-/** The processes' BullMQ key prefix. @defaultValue QUEUE_PREFIX (`tasks-lab16`) */
-const queuePrefix = name('BULLMQ_PREFIX', QUEUE_PREFIX);
-/**
- * Where the workers write artifacts and housekeeping looks for unreferenced ones.
- * @defaultValue ARTIFACTS_DIR (`labs/16-observability/artifacts`)
- */
-const artifactsDir = text('ARTIFACTS_DIR', ARTIFACTS_DIR);
-
-export const PUBLISHER_PROCESS_OPTIONS = defineOptions({
-  ...RECOVERY_PUBLISHER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
+/** `pnpm publisher` and the two workers: lesson 15's, on lab 16's database, prefix and artifacts folder. */
+const onLab = processOptionsOn(LAB, ARTIFACTS_DIR, {
+  publisher: RECOVERY_PUBLISHER_PROCESS_OPTIONS,
+  worker: RECOVERY_WORKER_PROCESS_OPTIONS,
+  server: RECOVERY_SERVER_PROCESS_OPTIONS,
 });
-export type PublisherProcessOptionValues = ReturnType<typeof PUBLISHER_PROCESS_OPTIONS.defaults>;
-
-export const WORKER_PROCESS_OPTIONS = defineOptions({
-  ...RECOVERY_WORKER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-  artifactsDir,
-});
-export type WorkerProcessOptionValues = ReturnType<typeof WORKER_PROCESS_OPTIONS.defaults>;
-
-/** `pnpm start`, `pnpm scanner` and `pnpm housekeeping`: the database, the prefix and the artifacts folder. */
+export const { PUBLISHER_PROCESS_OPTIONS, WORKER_PROCESS_OPTIONS } = onLab;
+/** `pnpm start`, `pnpm scanner` and `pnpm housekeeping`: lesson 15's, and the artifacts folder housekeeping looks in. */
 export const SERVER_PROCESS_OPTIONS = defineOptions({
-  ...RECOVERY_SERVER_PROCESS_OPTIONS.specs,
-  database,
-  queuePrefix,
-  artifactsDir,
+  ...onLab.SERVER_PROCESS_OPTIONS.specs,
+  artifactsDir: WORKER_PROCESS_OPTIONS.specs.artifactsDir,
 });
-export type ServerProcessOptionValues = ReturnType<typeof SERVER_PROCESS_OPTIONS.defaults>;
+export type PublisherProcessOptionValues = OptionValues<typeof PUBLISHER_PROCESS_OPTIONS>;
+export type WorkerProcessOptionValues = OptionValues<typeof WORKER_PROCESS_OPTIONS>;
+export type ServerProcessOptionValues = OptionValues<typeof SERVER_PROCESS_OPTIONS>;

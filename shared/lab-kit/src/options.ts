@@ -139,3 +139,25 @@ export function defineOptions<S extends Record<string, OptionSpec<unknown>>>(spe
     },
   };
 }
+
+/** The values a definition reads: `OptionValues<typeof LEASE_OPTIONS>`. */
+export type OptionValues<D extends { defaults(): unknown }> = ReturnType<D['defaults']>;
+
+/**
+ * Reads a lab's options, whose specs include the lab below's (`...below.specs`), then hands the
+ * lab below's part back to that lab's own reader, so its rules still apply to it (the bounds one
+ * option sets for another, its `USE_COURSE_TIMINGS`). The result is the lab's values with the
+ * lab below's part as its reader returned it.
+ */
+export function readOnTopOf<S extends B, B extends Record<string, OptionSpec<unknown>>>(
+  definition: OptionsDefinition<S>,
+  below: OptionsDefinition<B>,
+  readBelow: (options: ReadOptions<Values<B>>) => Values<B>,
+  options: ReadOptions<Values<S>> = {},
+): Values<S> {
+  const values = definition.read(options);
+  const belowPart = Object.fromEntries(
+    Object.keys(below.specs).map((key) => [key, values[key as keyof Values<S>]]),
+  ) as Partial<Values<B>>;
+  return { ...values, ...readBelow({ env: {}, overrides: belowPart }) };
+}

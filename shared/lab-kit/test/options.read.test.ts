@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choice, defineOptions, durationMs, name, OptionsError, wholeNumber } from '../src/options.ts';
+import { choice, defineOptions, durationMs, name, OptionsError, readOnTopOf, wholeNumber } from '../src/options.ts';
 
 const OPTIONS = defineOptions({
   leaseMs: durationMs('LEASE_MS', 30_000),
@@ -50,5 +50,41 @@ describe('defineOptions', () => {
     const env = OPTIONS.toEnv({ leaseMs: 900, workers: 1 });
     expect(env).toEqual({ LEASE_MS: '900', WORKERS: '1' });
     expect(OPTIONS.read({ env })).toMatchObject({ leaseMs: 900, workers: 1 });
+  });
+});
+
+describe('readOnTopOf', () => {
+  const BELOW = defineOptions({ leaseMs: durationMs('LEASE_MS', 30_000), retryMs: durationMs('RETRY_MS', 10_000) });
+  // The lab below's own rule: the retry must be shorter than the lease (a reader's cross-option check).
+  const readBelow = (options: Parameters<typeof BELOW.read>[0] = {}) => {
+    const values = BELOW.read(options);
+    if (values.retryMs >= values.leaseMs) throw new OptionsError(['RETRY_MS must be below LEASE_MS']);
+    return values;
+  };
+  const ON_TOP = defineOptions({ ...BELOW.specs, batch: wholeNumber('BATCH', 10, { min: 1, max: 100 }) });
+
+  it("When a lab's options are read, Then its own values and the lab below's come back together", () => {
+    expect(
+      readOnTopOf(ON_TOP, BELOW, readBelow, { env: { LEASE_MS: '2000', BATCH: '5' }, overrides: { retryMs: 500 } }),
+    ).toEqual({
+      leaseMs: 2000,
+      retryMs: 500,
+      batch: 5,
+    });
+  });
+
+  it('When the values break a rule of the lab below, Then reading the lab on top refuses them too', () => {
+    expect(() => readOnTopOf(ON_TOP, BELOW, readBelow, { env: { LEASE_MS: '1000', RETRY_MS: '5000' } })).toThrow(
+      /RETRY_MS must be below LEASE_MS/,
+    );
+  });
+
+  it("When the lab below's reader changes its part (its course switch), Then the lab on top gets the changed part", () => {
+    const courseBelow = () => BELOW.defaults();
+    expect(readOnTopOf(ON_TOP, BELOW, courseBelow, { env: { LEASE_MS: '2000', BATCH: '7' } })).toEqual({
+      leaseMs: 30_000,
+      retryMs: 10_000,
+      batch: 7,
+    });
   });
 });

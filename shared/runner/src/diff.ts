@@ -8,8 +8,8 @@
 //   2. the behaviour it changes: a unified diff of each src/ file both labs have, other than
 //      the wiring;
 //   3. the tests and checks it changes, as the tests added and removed, by name;
-//   4. the re-wiring, last: the exports and the package's scripts and dependencies as lists of
-//      what came and went, the other wiring files as diffs;
+//   4. the re-wiring, last: the exports counted by module, the package's scripts and dependencies
+//      as lists of what came and went, the other wiring files as diffs;
 //   5. the files it does not repeat (it imports them from the lab that defines them).
 // --full prints every added file and every changed file as a diff, whatever its role.
 // Generated and per-machine files (node_modules, results, caches) are left out.
@@ -232,13 +232,40 @@ function testDelta(from: Lab, to: Lab, file: string): string[] {
   ];
 }
 
+/**
+ * How many names an index re-exports from each of its modules, in the order it lists them:
+ * `export { a, b } from './x.ts'` counts 2 for x.ts, `export * from './y.ts'` counts as "all".
+ */
+export function exportsByModule(text: string): { module: string; names: number | 'all' }[] {
+  const found = new Map<string, number | 'all'>();
+  for (const m of text.matchAll(/^export\s+(?:type\s+)?(\*|\{[^}]*\})\s+from\s+'\.\/([^']+)'/gm)) {
+    const module = m[2] ?? '';
+    const list = m[1] ?? '';
+    if (list === '*') found.set(module, 'all');
+    else {
+      const names = exportedNames(`export ${list}`).length;
+      const had = found.get(module) ?? 0;
+      found.set(module, had === 'all' ? 'all' : had + names);
+    }
+  }
+  return [...found].map(([module, names]) => ({ module, names }));
+}
+
+// The index lists the lab's own API by name; the names themselves are in the modules, which the
+// sections above show. So the default reading says where the API comes from, by module, and how
+// many of the lab below's names it stops re-exporting (they stay importable from that lab).
 function exportDelta(from: Lab, to: Lab, file: string): string[] {
-  const { came, went } = delta(exportedNames(read(from.dir, file)), exportedNames(read(to.dir, file)));
-  return [
-    `  ~ ${file}: the package's exports (${came.length} new, ${went.length} no longer exported here)`,
-    ...(came.length > 0 ? ['    new:', ...wrapList(came, '      ')] : []),
-    ...(went.length > 0 ? ['    not exported here any more:', ...wrapList(went, '      ')] : []),
-  ];
+  const after = read(to.dir, file);
+  const { went } = delta(exportedNames(read(from.dir, file)), exportedNames(after));
+  const modules = exportsByModule(after).map(({ module, names }) => `${module} ${names}`);
+  const gone =
+    went.length > 0
+      ? [
+          `    ${went.length} of lesson ${from.lesson.number}'s names are not re-exported here: import them from ${from.packageName}`,
+        ]
+      : [];
+  const own = modules.length > 0 ? wrapList(modules, '      ') : ['      none of its own'];
+  return [`  ~ ${file}: the package's exports, by module (--full lists every name):`, ...own, ...gone];
 }
 
 function packageDelta(from: Lab, to: Lab, file: string): string[] {

@@ -2,7 +2,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compareLabs, exportedNames, headerSentence, renderDiff, sharedShare, testNames } from '../src/diff.ts';
+import {
+  compareLabs,
+  exportedNames,
+  exportsByModule,
+  headerSentence,
+  renderDiff,
+  sharedShare,
+  testNames,
+} from '../src/diff.ts';
 import type { Lab } from '../src/labs.ts';
 import { LESSONS } from '../src/lessons.ts';
 
@@ -85,6 +93,24 @@ describe('reading a lesson', () => {
       "export * from './y.ts';",
     ].join('\n');
     expect(exportedNames(text)).toEqual(['* from ./y.ts', 'B', 'LAB', 'Outcome', 'a', 'claimOrWait', 'd']);
+  });
+
+  it('When an index re-exports from its modules, Then the default reading counts the names per module, in its order', () => {
+    const text = [
+      "export { a, type B } from './options.ts';",
+      "export * from './trace.ts';",
+      'export {',
+      '  c,',
+      '  d as e, // renamed',
+      "} from './claim.ts';",
+      "export { f } from './options.ts';",
+      "export { g } from '@tasks-lab/11-mysql-leases';",
+    ].join('\n');
+    expect(exportsByModule(text)).toEqual([
+      { module: 'options.ts', names: 3 },
+      { module: 'trace.ts', names: 'all' },
+      { module: 'claim.ts', names: 2 },
+    ]);
   });
 
   it("When lesson B's file declares only what B adds, Then it is shown as B's file, not as a diff that removes A's lines", () => {

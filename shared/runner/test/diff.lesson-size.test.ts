@@ -10,12 +10,12 @@ import { findLesson } from '../src/lessons.ts';
 /** The target of the lab layout, and each pair's ceiling today (its default output, in lines). */
 const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
-  '10->11': 900,
-  '11->12': 680,
-  '12->13': 670,
-  '13->14': 700,
-  '14->15': 810,
-  '15->16': 720,
+  '10->11': 655,
+  '11->12': 615,
+  '12->13': 665,
+  '13->14': 655,
+  '14->15': 725,
+  '15->16': 645,
 };
 
 const labOf = (number: string): Lab => {
