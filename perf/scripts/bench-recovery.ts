@@ -33,13 +33,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureInfra } from '@tasks-lab/infra';
-import { median, runMain } from '@tasks-lab/lab-kit';
+import { median, runMain, formatDuration } from '@tasks-lab/lab-kit';
 import { claimOrWait } from '@tasks-lab/15-recovery';
 import {
   COURSE_TIMINGS,
   describeBudget,
   type EvidenceRecord,
-  formatDuration,
   MATRIX_PARTS,
   type MatrixParts,
   matrixTimings,

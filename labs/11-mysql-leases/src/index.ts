@@ -96,7 +96,6 @@ export {
   readShortLeaseOptions,
   type DatabaseTimings,
   databaseTimingProblems,
-  formatDuration,
   describeTimings,
 } from './options.ts';
 export {

@@ -19,6 +19,7 @@ import {
   text,
   wholeNumber,
   type ReadOptions,
+  formatDuration,
 } from '@tasks-lab/lab-kit';
 import { SERVER_OPTIONS } from '@tasks-lab/01-state-machine';
 import { WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
@@ -123,13 +124,6 @@ export function databaseTimingProblems(values: DatabaseTimings): string[] {
 /** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
 export function readShortLeaseOptions(env: NodeJS.ProcessEnv = process.env): LeaseOptionValues {
   return readLeaseOptions({ env, overrides: SHORT_TIMINGS });
-}
-
-/** 1500 -> "1.5 s", 600000 -> "10 min". */
-export function formatDuration(ms: number): string {
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1000) return `${Number((ms / 1000).toFixed(2))} s`;
-  return `${ms} ms`;
 }
 
 /** The words every printed observation uses for the timings it ran with: "lease 1.5 s, backoff 0.5 s, deadline 60 s, 3 attempts". */

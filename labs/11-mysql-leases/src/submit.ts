@@ -9,13 +9,13 @@
 import { parseArgs } from 'node:util';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, sleep, SECOND } from '@tasks-lab/lab-kit';
+import { idempotent, onShutdown, runMain, sleep, SECOND, formatDuration } from '@tasks-lab/lab-kit';
 import { SUBMIT_OPTIONS, openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import { isTerminal } from '@tasks-lab/01-state-machine';
 import { toExportResponse } from './app.ts';
 import { LAB, openJobsDatabase } from './database.ts';
 import { readJob, submitSnapshot, type JobRow } from './leases.ts';
-import { formatDuration, readLeaseOptions, type LeaseOptionValues } from './options.ts';
+import { readLeaseOptions, type LeaseOptionValues } from './options.ts';
 import { SERVER_PROCESS_OPTIONS } from './options.ts';
 import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage } from './queue.ts';
 

@@ -4,8 +4,8 @@
 // stopped and started, a publisher process that dies after its send, lesson 11's worker
 // counting its deliveries); each judge below reads only their evidence.
 // buildFaultChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
-import { defineCheck, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
-import { formatDuration, type OutboxOptionValues } from '../src/options.ts';
+import { defineCheck, outcome, sharedScenario, type Check, formatDuration } from '@tasks-lab/lab-kit';
+import { type OutboxOptionValues } from '../src/options.ts';
 import { brokerDown, lostConfirmation, type FaultParts, type FaultSetup } from './fault-scenarios.ts';
 
 export interface FaultCheckDeps {

@@ -9,9 +9,9 @@
 //   subscribeToNudges  the publisher's side: a subscriber connection that wakes its loop
 import { Redis, type RedisOptions } from 'ioredis';
 import { redisOptions } from '@tasks-lab/infra';
-import { CodedError, errorMessage } from '@tasks-lab/lab-kit';
+import { CodedError, errorMessage, formatDuration } from '@tasks-lab/lab-kit';
 import { bounded } from './bounded.ts';
-import { formatDuration, nudgeChannel } from './options.ts';
+import { nudgeChannel } from './options.ts';
 
 export { nudgeChannel };
 

@@ -7,11 +7,19 @@
 // 30 s), so a check that waits for a claim to pass takes seconds, not minutes.
 import { fileURLToPath } from 'node:url';
 import { labDatabase } from '@tasks-lab/infra';
-import { defineOptions, durationMs, name, text, wholeNumber, readOnTopOf, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  defineOptions,
+  durationMs,
+  name,
+  text,
+  wholeNumber,
+  readOnTopOf,
+  type ReadOptions,
+  formatDuration,
+} from '@tasks-lab/lab-kit';
 import { WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
 import {
   describeTimings as describeLeaseTimings,
-  formatDuration,
   LEASE_OPTIONS,
   readLeaseOptions,
   SERVER_PROCESS_OPTIONS as LEASE_SERVER_PROCESS_OPTIONS,
@@ -102,8 +110,6 @@ export function describeTimings(options: OutboxOptionValues): string {
     (course ? " (the course's publisher timings)" : '')
   );
 }
-
-export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 

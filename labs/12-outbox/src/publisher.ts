@@ -27,12 +27,19 @@
 //   after-send    one event sent, not yet confirmed     crash/throw: the confirmation is lost
 import type { Pool } from 'mysql2/promise';
 import type { RedisOptions } from 'ioredis';
-import { CodedError, errorMessage, faultPoints, idempotent, type FaultPoints } from '@tasks-lab/lab-kit';
+import {
+  CodedError,
+  errorMessage,
+  faultPoints,
+  idempotent,
+  type FaultPoints,
+  formatDuration,
+} from '@tasks-lab/lab-kit';
 import { brokerConnection, openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
 import type { DeliveryOutcome, WakeUpJob, WakeUpMessage, WakeUpQueue } from '@tasks-lab/11-mysql-leases';
 import { bounded } from './bounded.ts';
 import { subscribeToNudges } from './nudge.ts';
-import { formatDuration, type OutboxOptionValues } from './options.ts';
+import { type OutboxOptionValues } from './options.ts';
 import { claimEvents, confirmSent, releaseFailed, type ClaimedEvent } from './outbox.ts';
 import { exportsAddress, QUEUE_PREFIX, sendWakeUp } from './queue.ts';
 

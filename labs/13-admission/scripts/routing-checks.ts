@@ -4,9 +4,9 @@
 // counter that every exit brought back to 0). The scenarios (scripts/routing-scenarios.ts)
 // run the real thing; each judge below reads only their evidence.
 // buildRoutingChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
-import { defineCheck, outcome, sharedScenario, type Check } from '@tasks-lab/lab-kit';
+import { defineCheck, outcome, sharedScenario, type Check, formatDuration } from '@tasks-lab/lab-kit';
 import type { Backlog } from '../src/backlog.ts';
-import { BULK_QUEUE, FAST_QUEUE, formatDuration, type AdmissionOptionValues } from '../src/options.ts';
+import { BULK_QUEUE, FAST_QUEUE, type AdmissionOptionValues } from '../src/options.ts';
 import {
   routeByRowCount,
   workersAndBacklog,

@@ -12,7 +12,7 @@
 //            for a job that was rolled back.
 import type { Pool } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
-import { errnoOf, checkSubmission, DatabaseUnavailableError } from '@tasks-lab/11-mysql-leases';
+import { checkSubmission, databaseDownReason, ER_LOCK_WAIT_TIMEOUT, errnoOf } from '@tasks-lab/11-mysql-leases';
 import {
   readEvent,
   submitWithEvent,
@@ -83,27 +83,14 @@ export interface AdmitResult extends SubmitWithEventResult {
 }
 
 /** MySQL's lock conflicts that say "run the whole transaction again", never "your request is wrong". */
-const LOCK_WAIT_TIMEOUT = 1205;
 const DEADLOCK = 1213;
-const isLockConflict = (err: unknown) => errnoOf(err) === LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
+const isLockConflict = (err: unknown) => errnoOf(err) === ER_LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
 
-/** What a database that did not answer looks like, from mysql2 and from Node's sockets. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-]);
-
-/** "ECONNREFUSED" for a database that did not answer; undefined for anything else. Pure, for the unit test. */
-export function unreachableReason(err: unknown): string | undefined {
-  if (err instanceof DatabaseUnavailableError) return err.reason;
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && UNREACHABLE.has(code) ? code : undefined;
-}
+/**
+ * "ECONNREFUSED" for a database that did not answer; undefined for anything else: lesson 11's
+ * databaseDownReason (refused, dropped, timed out), under the name the admission's 503 uses.
+ */
+export const unreachableReason = databaseDownReason;
 
 /**
  * Admits an export or refuses it, and answers only after the COMMIT. Throws

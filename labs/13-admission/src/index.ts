@@ -34,9 +34,8 @@ export {
   type WorkerProcessOptionValues,
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
-  processPlace,
-  processOptionsOn,
 } from './options.ts';
+export { processPlace, processOptionsOn } from './process-place.ts';
 export {
   openJobsDatabase,
   freshDatabase,

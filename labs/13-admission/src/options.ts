@@ -6,19 +6,8 @@
 // prefixes of their own, so it never takes or drops the wake-ups of a student's jobs); each
 // worker runs one job at a time, as the course's two workers do.
 import { fileURLToPath } from 'node:url';
-import { formatDuration } from '@tasks-lab/11-mysql-leases';
 import { labDatabase, labPrefix } from '@tasks-lab/infra';
-import {
-  choice,
-  defineOptions,
-  name,
-  text,
-  wholeNumber,
-  readOnTopOf,
-  type OptionsDefinition,
-  type OptionSpec,
-  type ReadOptions,
-} from '@tasks-lab/lab-kit';
+import { choice, defineOptions, text, wholeNumber, readOnTopOf, type ReadOptions } from '@tasks-lab/lab-kit';
 import {
   describeTimings as describeOutboxTimings,
   OUTBOX_OPTIONS,
@@ -28,6 +17,7 @@ import {
   SHORT_TIMINGS as OUTBOX_SHORT_TIMINGS,
   WORKER_PROCESS_OPTIONS as OUTBOX_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/12-outbox';
+import { processPlace } from './process-place.ts';
 
 export const LAB = '13';
 /** The student's database: `pnpm start`, the workers and the publisher use it. */
@@ -111,54 +101,9 @@ export function describeTimings(options: AdmissionOptionValues): string {
   return `${describeOutboxTimings(options)}; ${describeRules(options)}`;
 }
 
-export { formatDuration };
-
 // ---- the processes -------------------------------------------------------------
 
-/**
- * Where a lab's processes run, as options: its database, its BullMQ key prefix (lesson 13 gives
- * each lab its own) and its artifacts folder. The labs after lesson 13 move its processes onto
- * their own with it.
- */
-export function processPlace(lab: string, artifactsDir: string) {
-  return {
-    /** The database of the jobs, the outbox and the gate. @defaultValue labDatabase(lab) (`tasks_lab13`) */
-    database: name('JOBS_DATABASE', labDatabase(lab)),
-    /**
-     * The workers' and the publisher's BullMQ key prefix (verify's experiments use prefixes of their own).
-     * @defaultValue labPrefix(lab) (`tasks-lab13`)
-     */
-    queuePrefix: name('BULLMQ_PREFIX', labPrefix(lab)),
-    /** Where the workers write artifacts. @defaultValue the lab's `artifacts/` folder (`labs/13-admission/artifacts`) */
-    artifactsDir: text('ARTIFACTS_DIR', artifactsDir),
-  };
-}
 const { database, queuePrefix, artifactsDir } = processPlace(LAB, ARTIFACTS_DIR);
-
-type Specs = Record<string, OptionSpec<unknown>>;
-
-/**
- * The processes of the lab below (`pnpm publisher`, the workers, `pnpm start`), unchanged, on lab
- * `lab`'s database, BullMQ prefix and artifacts folder: how lessons 14 to 16 run lesson 13's.
- */
-export function processOptionsOn<P extends Specs, W extends Specs, S extends Specs>(
-  lab: string,
-  artifactsDir: string,
-  below: { publisher: OptionsDefinition<P>; worker: OptionsDefinition<W>; server: OptionsDefinition<S> },
-) {
-  const place = processPlace(lab, artifactsDir);
-  const { database, queuePrefix } = place;
-  return {
-    PUBLISHER_PROCESS_OPTIONS: defineOptions({ ...below.publisher.specs, database, queuePrefix }),
-    WORKER_PROCESS_OPTIONS: defineOptions({
-      ...below.worker.specs,
-      database,
-      queuePrefix,
-      artifactsDir: place.artifactsDir,
-    }),
-    SERVER_PROCESS_OPTIONS: defineOptions({ ...below.server.specs, database, queuePrefix }),
-  };
-}
 
 /** `pnpm publisher`: lesson 12's publisher on lab 13's database; each event names its queue. */
 export const PUBLISHER_PROCESS_OPTIONS = defineOptions({

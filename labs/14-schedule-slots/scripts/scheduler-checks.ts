@@ -5,9 +5,9 @@
 // scheduler. The scenarios (scripts/scheduler-scenarios.ts) run the real thing; each judge
 // below reads only their evidence.
 // buildSchedulerChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
-import { defineCheck, outcome, type Check } from '@tasks-lab/lab-kit';
+import { defineCheck, outcome, type Check, formatDuration } from '@tasks-lab/lab-kit';
 import { BULK_QUEUE, FAST_QUEUE } from '@tasks-lab/13-admission';
-import { formatDuration, type ScheduleOptionValues } from '../src/options.ts';
+import { type ScheduleOptionValues } from '../src/options.ts';
 import { SCHEDULE_TICK_JOB_NAME } from '../src/tick.ts';
 import {
   downtimeDrill,

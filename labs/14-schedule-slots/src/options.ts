@@ -13,6 +13,7 @@ import {
   readOnTopOf,
   type OptionValues,
   type ReadOptions,
+  formatDuration,
 } from '@tasks-lab/lab-kit';
 import {
   ADMISSION_OPTIONS,
@@ -24,7 +25,6 @@ import {
   SHORT_TIMINGS as ADMISSION_SHORT_TIMINGS,
   WORKER_PROCESS_OPTIONS as ADMISSION_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/13-admission';
-import { formatDuration } from '@tasks-lab/11-mysql-leases';
 
 export const LAB = '14';
 /** The student's database: every process of the lab uses it. */
@@ -89,8 +89,6 @@ export function readShortScheduleOptions(
 export function describeTimings(options: ScheduleOptionValues): string {
   return `${describeAdmissionTimings(options)}; schedule ${options.scheduleId} every ${formatDuration(options.scheduleEveryMs)}, slot from the ${options.slotKeyFrom} time`;
 }
-
-export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 

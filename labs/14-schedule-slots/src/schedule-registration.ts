@@ -2,8 +2,8 @@
 // a record in Redis (upserted by id, so registering it twice changes nothing), and it makes
 // each next run when a worker starts the current one. Its runs go to exports.fast; the
 // export each run creates goes to exports.bulk through the outbox.
+import { formatDuration } from '@tasks-lab/lab-kit';
 import type { Job, Queue } from 'bullmq';
-import { formatDuration } from './options.ts';
 import { SCHEDULE_TICK_JOB_NAME, type TickMessage, type TickOutcome } from './tick.ts';
 
 /** The tick's own job options: one attempt (a failed signal is just a missed slot) and a short history. */

@@ -4,8 +4,8 @@
 // BullMQ prefix, worker processes, the publisher, scanner and API in-process); each judge below
 // reads only their evidence, and says the path it saw.
 // buildInterruptChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
-import { defineCheck, outcome, type Check } from '@tasks-lab/lab-kit';
-import { formatDuration, type RecoveryOptionValues } from '../src/options.ts';
+import { defineCheck, outcome, type Check, formatDuration } from '@tasks-lab/lab-kit';
+import { type RecoveryOptionValues } from '../src/options.ts';
 import {
   cancelDrill,
   sigkillDrill,

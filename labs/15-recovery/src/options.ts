@@ -11,8 +11,8 @@ import {
   readOnTopOf,
   type OptionValues,
   type ReadOptions,
+  formatDuration,
 } from '@tasks-lab/lab-kit';
-import { formatDuration } from '@tasks-lab/11-mysql-leases';
 import { processOptionsOn } from '@tasks-lab/13-admission';
 import {
   describeTimings as describeScheduleTimings,
@@ -83,8 +83,6 @@ export function describeTimings(options: RecoveryOptionValues): string {
     `unclaimed after ${formatDuration(options.unclaimedThresholdMs)}, chunks of ${options.chunkRows} rows`
   );
 }
-
-export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 

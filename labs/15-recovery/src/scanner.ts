@@ -9,8 +9,8 @@
 //   - close() stops taking batches, waits for the one in flight (a short transaction per
 //     pass, so never long), and resolves. Idempotent.
 import type { Pool } from 'mysql2/promise';
-import { errorMessage, idempotent } from '@tasks-lab/lab-kit';
-import { formatDuration, type RecoveryOptionValues } from './options.ts';
+import { errorMessage, idempotent, formatDuration } from '@tasks-lab/lab-kit';
+import { type RecoveryOptionValues } from './options.ts';
 import { recoverBatch, recoveredCount, type RecoverBatch, type RecoveredJob, type RecoveryReport } from './recovery.ts';
 
 export type ScannerTimings = Pick<

@@ -11,9 +11,8 @@
 //   TEMP_FILE_GRACE_MS=600000 pnpm housekeeping        temp files untouched for 10 minutes go
 //   HOUSEKEEPING_BATCH=100 pnpm housekeeping           100 rows per DELETE transaction
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { runMain } from '@tasks-lab/lab-kit';
+import { runMain, formatDuration } from '@tasks-lab/lab-kit';
 import { openNudgeClient } from '@tasks-lab/12-outbox';
-import { formatDuration } from '@tasks-lab/11-mysql-leases';
 import { openJobsDatabase } from './database.ts';
 import { displayPath } from './display-path.ts';
 import { formatHousekeeping, runHousekeeping } from './housekeeping.ts';

@@ -13,6 +13,7 @@ import {
   readOnTopOf,
   type OptionValues,
   type ReadOptions,
+  formatDuration,
 } from '@tasks-lab/lab-kit';
 import {
   describeTimings as describeRecoveryTimings,
@@ -23,7 +24,6 @@ import {
   SHORT_TIMINGS as RECOVERY_SHORT_TIMINGS,
   WORKER_PROCESS_OPTIONS as RECOVERY_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/15-recovery';
-import { formatDuration } from '@tasks-lab/11-mysql-leases';
 import { processOptionsOn } from '@tasks-lab/13-admission';
 
 export const LAB = '16';
@@ -150,8 +150,6 @@ export function describeTimings(options: ObservabilityOptionValues): string {
     `terminal jobs ${formatDuration(options.jobRetentionMs)}, unreferenced artifacts ${formatDuration(options.artifactGraceMs)}`
   );
 }
-
-export { formatDuration };
 
 // ---- the processes -------------------------------------------------------------
 

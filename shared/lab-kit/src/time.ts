@@ -1,6 +1,13 @@
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
 
+/** 1500 -> "1.5 s", 600000 -> "10 min". */
+export function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${Number((ms / 1000).toFixed(2))} s`;
+  return `${ms} ms`;
+}
+
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);

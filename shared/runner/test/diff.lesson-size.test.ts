@@ -10,12 +10,12 @@ import { findLesson } from '../src/lessons.ts';
 /** The target of the lab layout, and each pair's ceiling today (its default output, in lines). */
 const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
-  '10->11': 655,
-  '11->12': 615,
-  '12->13': 665,
+  '10->11': 650,
+  '11->12': 620,
+  '12->13': 610,
   '13->14': 655,
-  '14->15': 725,
-  '15->16': 645,
+  '14->15': 720,
+  '15->16': 640,
 };
 
 const labOf = (number: string): Lab => {
