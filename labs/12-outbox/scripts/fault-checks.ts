@@ -5,7 +5,7 @@
 // counting its deliveries); each judge below reads only their evidence.
 // buildFaultChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
 import { defineCheck, outcome, sharedScenario, type Check, formatDuration } from '@tasks-lab/lab-kit';
-import { type OutboxOptionValues } from '../src/options.ts';
+import type { OutboxOptionValues } from '../src/options.ts';
 import { brokerDown, lostConfirmation, type FaultParts, type FaultSetup } from './fault-scenarios.ts';
 
 export interface FaultCheckDeps {

@@ -39,7 +39,7 @@ import { brokerConnection, openQueue, type ExportJobName } from '@tasks-lab/08-b
 import type { DeliveryOutcome, WakeUpJob, WakeUpMessage, WakeUpQueue } from '@tasks-lab/11-mysql-leases';
 import { bounded } from './bounded.ts';
 import { subscribeToNudges } from './nudge.ts';
-import { type OutboxOptionValues } from './options.ts';
+import type { OutboxOptionValues } from './options.ts';
 import { claimEvents, confirmSent, releaseFailed, type ClaimedEvent } from './outbox.ts';
 import { exportsAddress, QUEUE_PREFIX, sendWakeUp } from './queue.ts';
 

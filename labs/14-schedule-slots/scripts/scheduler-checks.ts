@@ -7,7 +7,7 @@
 // buildSchedulerChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
 import { defineCheck, outcome, type Check, formatDuration } from '@tasks-lab/lab-kit';
 import { BULK_QUEUE, FAST_QUEUE } from '@tasks-lab/13-admission';
-import { type ScheduleOptionValues } from '../src/options.ts';
+import type { ScheduleOptionValues } from '../src/options.ts';
 import { SCHEDULE_TICK_JOB_NAME } from '../src/tick.ts';
 import {
   downtimeDrill,

@@ -5,7 +5,7 @@
 // reads only their evidence, and says the path it saw.
 // buildInterruptChecks(deps) swaps a broken part in for the can-fail tests; building starts nothing.
 import { defineCheck, outcome, type Check, formatDuration } from '@tasks-lab/lab-kit';
-import { type RecoveryOptionValues } from '../src/options.ts';
+import type { RecoveryOptionValues } from '../src/options.ts';
 import {
   cancelDrill,
   sigkillDrill,

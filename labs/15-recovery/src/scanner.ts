@@ -10,7 +10,7 @@
 //     pass, so never long), and resolves. Idempotent.
 import type { Pool } from 'mysql2/promise';
 import { errorMessage, idempotent, formatDuration } from '@tasks-lab/lab-kit';
-import { type RecoveryOptionValues } from './options.ts';
+import type { RecoveryOptionValues } from './options.ts';
 import { recoverBatch, recoveredCount, type RecoverBatch, type RecoveredJob, type RecoveryReport } from './recovery.ts';
 
 export type ScannerTimings = Pick<
