@@ -1,5 +1,5 @@
 // `pnpm alerts`: renders prometheus/alerts.yml and its promtool tests (prometheus/alerts.test.yml)
-// from the alert threshold of src/options.ts (UNPUBLISHED_ALERT_MS: the default, or the
+// from the alert threshold of src/monitoring-targets.ts (UNPUBLISHED_ALERT_MS: the default, or the
 // environment's). The files in the repository are rendered from the defaults, and
 // test/alert-rules.test.ts fails when they drift from them.
 //
@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { runMain } from '@tasks-lab/lab-kit';
 import { ALERT_RULES_FILE, ALERT_TESTS_FILE, renderAlertRules, renderAlertRuleTests } from '../src/alerts.ts';
-import { readMonitoringSettings } from '../src/options.ts';
+import { readMonitoringSettings } from '../src/monitoring-targets.ts';
 
 async function main(): Promise<void> {
   const settings = readMonitoringSettings();

@@ -22,12 +22,8 @@ import { sampleValue, type MetricSample } from '../src/metrics.ts';
 import { FAST_QUEUE, BULK_QUEUE } from '@tasks-lab/13-admission';
 import type { LatencyReport, QueueLatency } from '../src/latency.ts';
 import type { MonitoringSnapshot } from '../src/monitoring.ts';
-import {
-  MONITORING_DEFAULTS,
-  readShortObservabilityOptions,
-  type MonitoringSettings,
-  type ObservabilityOptionValues,
-} from '../src/options.ts';
+import { readShortObservabilityOptions, type ObservabilityOptionValues } from '../src/options.ts';
+import { MONITORING_DEFAULTS, type MonitoringSettings } from '../src/monitoring-targets.ts';
 import {
   housekeeping,
   latencyTargets,

@@ -51,7 +51,8 @@ import { runHousekeeping, type HousekeepingReport } from '../src/housekeeping.ts
 import { createMetrics, parseExposition, redisReady, sampleValue, type MetricSample } from '../src/metrics.ts';
 import { readLatency, recordingFirstClaim, type LatencyReport } from '../src/latency.ts';
 import { readMonitoring, type MonitoringReport, type MonitoringSnapshot } from '../src/monitoring.ts';
-import { QUEUE_PREFIX, type MonitoringSettings, type ObservabilityOptionValues } from '../src/options.ts';
+import { QUEUE_PREFIX, type ObservabilityOptionValues } from '../src/options.ts';
+import type { MonitoringSettings } from '../src/monitoring-targets.ts';
 import { createPhaseLogger } from '../src/phase-log.ts';
 import { startServer } from '../src/server.ts';
 import { verifyTerminal, type TerminalVerdict } from '../src/terminal-check.ts';

@@ -4,7 +4,7 @@
 // is older than UNPUBLISHED_ALERT_MS, strictly, and neither fires when nothing is unsent (the
 // age is null, and the gauge has no sample: a 0 would read as "one was just sent").
 //
-// The threshold lives in one place, src/options.ts. The rule file and its promtool tests
+// The threshold lives in one place, src/monitoring-targets.ts. The rule file and its promtool tests
 // (prometheus/alerts.test.yml) are RENDERED from it by `pnpm alerts`; test/alert-rules.test.ts
 // fails when the files on disk differ from what the defaults render, and runs
 // `promtool test rules` on them. An operator who sets UNPUBLISHED_ALERT_MS for the API renders
@@ -14,7 +14,7 @@
 // no sample, and a rule on a missing sample can never fire.
 import { fileURLToPath } from 'node:url';
 import type { MonitoringSnapshot } from './monitoring.ts';
-import type { MonitoringSettings } from './options.ts';
+import type { MonitoringSettings } from './monitoring-targets.ts';
 
 export const OUTBOX_ALERT = 'TasksLabOutboxUnpublishedTooLong';
 export const SOURCE_DOWN_ALERT = 'TasksLabSourceDown';
@@ -58,7 +58,7 @@ export function renderAlertRules(settings: AlertSettings): string {
   const t = settings.unpublishedAlertMs / 1000;
   return [
     "# Lesson 16's alerting rules, for a Prometheus that scrapes the API's GET /metrics.",
-    '# Rendered by `pnpm alerts` from src/alerts.ts and src/options.ts (UNPUBLISHED_ALERT_MS): do not',
+    '# Rendered by `pnpm alerts` from src/alerts.ts and src/monitoring-targets.ts (UNPUBLISHED_ALERT_MS): do not',
     '# edit by hand. test/alert-rules.test.ts compares this file with the defaults and runs',
     '# `promtool test rules prometheus/alerts.test.yml`.',
     'groups:',

@@ -7,6 +7,7 @@
 
 // Options and the database.
 export * from './options.ts';
+export * from './monitoring-targets.ts';
 export {
   openJobsDatabase,
   freshDatabase,

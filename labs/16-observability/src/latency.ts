@@ -27,7 +27,7 @@ import { microseconds } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, FAST_QUEUE } from '@tasks-lab/13-admission';
 import { claimOrWait, type ClaimAttempt, type ClaimOptions } from '@tasks-lab/15-recovery';
 import { percentile } from '@tasks-lab/lab-kit';
-import type { MonitoringSettings } from './options.ts';
+import type { MonitoringSettings } from './monitoring-targets.ts';
 
 const TERMINAL_STATES = JOB_STATES.filter((state) => isTerminal(state));
 const ACTIVE_STATES = JOB_STATES.filter((state) => !isTerminal(state));

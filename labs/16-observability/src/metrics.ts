@@ -59,7 +59,7 @@ import { JOB_STATES } from '@tasks-lab/01-state-machine';
 import { errorMessage } from '@tasks-lab/lab-kit';
 import { readLatency, type LatencyReport, type QueueLatency } from './latency.ts';
 import { readMonitoring, type MonitoringSnapshot } from './monitoring.ts';
-import { MONITORING_DEFAULTS, type MonitoringSettings } from './options.ts';
+import { MONITORING_DEFAULTS, type MonitoringSettings } from './monitoring-targets.ts';
 
 /**
  * The size of each table of the current database: the estimated rows, and the bytes of its

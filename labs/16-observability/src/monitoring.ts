@@ -30,7 +30,7 @@ import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { JOB_STATES, type JobState } from '@tasks-lab/01-state-machine';
 import { outboxAlert, type AlertState } from './alerts.ts';
 import { readLatency, type LatencyReport } from './latency.ts';
-import type { MonitoringSettings } from './options.ts';
+import type { MonitoringSettings } from './monitoring-targets.ts';
 
 /** Query 1. Rows: one per status that has jobs. Parameters: none. */
 export const COUNT_JOBS_BY_STATUS = `

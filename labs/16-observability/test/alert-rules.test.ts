@@ -20,7 +20,7 @@ import {
   renderAlertRules,
   renderAlertRuleTests,
 } from '../src/alerts.ts';
-import { MONITORING_DEFAULTS } from '../src/options.ts';
+import { MONITORING_DEFAULTS } from '../src/monitoring-targets.ts';
 
 /** promtool when it answers on the PATH, else undefined. */
 const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' }).status === 0 ? 'promtool' : undefined;

@@ -19,7 +19,8 @@ import {
   recordingFirstClaim,
   type LatencyReport,
 } from '../src/latency.ts';
-import { COURSE_TIMINGS, MONITORING_DEFAULTS, readMonitoringSettings } from '../src/options.ts';
+import { COURSE_TIMINGS } from '../src/options.ts';
+import { MONITORING_DEFAULTS, readMonitoringSettings } from '../src/monitoring-targets.ts';
 import { admitTraced } from '../src/trace-context.ts';
 
 const claim = recordingFirstClaim();

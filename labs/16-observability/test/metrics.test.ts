@@ -12,7 +12,7 @@ import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/data
 import { countRedisKeys, createMetrics, parseExposition, redisReady, sampleValue } from '../src/metrics.ts';
 import { recordingFirstClaim } from '../src/latency.ts';
 import { readMonitoring } from '../src/monitoring.ts';
-import { MONITORING_DEFAULTS } from '../src/options.ts';
+import { MONITORING_DEFAULTS } from '../src/monitoring-targets.ts';
 import { admitTraced } from '../src/trace-context.ts';
 
 let db: FreshDatabase;

@@ -17,7 +17,7 @@ import {
   readMonitoring,
   readMonitoringReport,
 } from '../src/monitoring.ts';
-import { MONITORING_DEFAULTS } from '../src/options.ts';
+import { MONITORING_DEFAULTS } from '../src/monitoring-targets.ts';
 import { admitTraced } from '../src/trace-context.ts';
 
 let db: FreshDatabase;

@@ -15,7 +15,7 @@ const CEILINGS: Record<string, number> = {
   '12->13': 610,
   '13->14': 655,
   '14->15': 720,
-  '15->16': 640,
+  '15->16': 595,
 };
 
 const labOf = (number: string): Lab => {
