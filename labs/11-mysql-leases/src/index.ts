@@ -147,5 +147,13 @@ export {
   type AppOptions,
   createApp,
 } from './app.ts';
-export { SHUTDOWN_GRACE_MS, startServer, type ApiServices, openApiServices } from './server.ts';
+export {
+  SHUTDOWN_GRACE_MS,
+  startServer,
+  type ApiServices,
+  openApiServices,
+  type ProcessServices,
+  type ApiProcessSteps,
+  runApiProcess,
+} from './server.ts';
 export { waitForTerminalRow, ASK_FOR_WORKER, describeUnfinished } from './submit.ts';

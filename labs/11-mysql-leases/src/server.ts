@@ -56,29 +56,67 @@ export async function openApiServices(options: { database: string; queueName: st
   };
 }
 
-async function main(): Promise<void> {
-  const settings = SERVER_PROCESS_OPTIONS.read();
-  const lease = readLeaseOptions();
+/** What an API process opens once at start-up and closes at its stop. */
+export interface ProcessServices {
+  close(): Promise<void>;
+}
+
+/** The steps that differ from one lab's API process to the next; runApiProcess does the rest. */
+export interface ApiProcessSteps<S extends ProcessServices> {
+  /** Whose migrations to apply (a later lab passes its own). */
+  lab: string;
+  database: string;
+  /** Opens the process's services once (lesson 11: the pool and the queue). */
+  open(): Promise<S>;
+  /** Starts the HTTP server on them. */
+  serve(services: S): Promise<RunningServer>;
+  /** The one line that says the process is ready, and with what. */
+  readyLine(running: RunningServer): string;
+  /** @defaultValue SHUTDOWN_GRACE_MS (5 s) */
+  graceMs?: number;
+}
+
+/**
+ * An API process's life, the same from lesson 11 on: the labs' services (ensureInfra), the lab's
+ * migrations, the process's own services, the server, and on SIGTERM or Ctrl-C a clean stop: the
+ * server first, so that no request in flight finds a closed pool, then the services. The ready
+ * line comes last, once the stop is in place: a test may send SIGTERM as soon as it reads it.
+ */
+export async function runApiProcess<S extends ProcessServices>(steps: ApiProcessSteps<S>): Promise<void> {
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(LAB, { database: settings.database });
-  const services = await openApiServices(settings);
-  const running = await startServer(settings.port, {
-    pool: services.pool,
-    wake: (jobId) => wakeWorker(services.queue, jobId),
-    deadlineMs: lease.deadlineMs,
+  await migrateLab(steps.lab, { database: steps.database });
+  const services = await steps.open();
+  const running = await steps.serve(services).catch(async (err: unknown) => {
+    await services.close();
+    throw err;
   });
   onShutdown(
     idempotent(async () => {
       await running.close();
       await services.close();
     }),
-    { graceMs: SHUTDOWN_GRACE_MS },
+    { graceMs: steps.graceMs ?? SHUTDOWN_GRACE_MS },
   );
-  // Announced only once the shutdown handler is in place (a test may SIGTERM at once).
-  console.log(
-    `listening on ${running.url}: queue ${settings.queueName}, database ${settings.database}, ${describeTimings(lease)}`,
-  );
+  console.log(steps.readyLine(running));
+}
+
+async function main(): Promise<void> {
+  const settings = SERVER_PROCESS_OPTIONS.read();
+  const lease = readLeaseOptions();
+  await runApiProcess({
+    lab: LAB,
+    database: settings.database,
+    open: () => openApiServices(settings),
+    serve: (services) =>
+      startServer(settings.port, {
+        pool: services.pool,
+        wake: (jobId) => wakeWorker(services.queue, jobId),
+        deadlineMs: lease.deadlineMs,
+      }),
+    readyLine: (running) =>
+      `listening on ${running.url}: queue ${settings.queueName}, database ${settings.database}, ${describeTimings(lease)}`,
+  });
 }
 
 runMain(import.meta.url, main);

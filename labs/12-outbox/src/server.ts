@@ -5,8 +5,8 @@
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
 import type { Redis } from 'ioredis';
-import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, SECOND, type HttpTimeouts } from '@tasks-lab/lab-kit';
+import { idempotent, runMain, SECOND, type HttpTimeouts } from '@tasks-lab/lab-kit';
+import { runApiProcess } from '@tasks-lab/11-mysql-leases';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { createApp, type AppOptions } from './app.ts';
 import { openJobsDatabase } from './database.ts';
@@ -54,26 +54,20 @@ export async function openApiServices(options: { database: string }): Promise<Ap
 async function main(): Promise<void> {
   const settings = SERVER_PROCESS_OPTIONS.read();
   const timings = readOutboxOptions();
-  await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
-  // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(LAB, { database: settings.database });
-  const services = await openApiServices(settings);
-  const running = await startServer(settings.port, {
-    pool: services.pool,
-    nudge: () => publishNudge(services.redis),
-    queueName: settings.queueName,
-    deadlineMs: timings.deadlineMs,
+  await runApiProcess({
+    lab: LAB,
+    database: settings.database,
+    open: () => openApiServices(settings),
+    serve: (services) =>
+      startServer(settings.port, {
+        pool: services.pool,
+        nudge: () => publishNudge(services.redis),
+        queueName: settings.queueName,
+        deadlineMs: timings.deadlineMs,
+      }),
+    readyLine: (running) =>
+      `listening on ${running.url}: events for queue ${settings.queueName}, database ${settings.database}, nudges on Redis, ${describeTimings(timings)}`,
   });
-  onShutdown(
-    idempotent(async () => {
-      await running.close();
-      await services.close();
-    }),
-    { graceMs: SHUTDOWN_GRACE_MS },
-  );
-  console.log(
-    `listening on ${running.url}: events for queue ${settings.queueName}, database ${settings.database}, nudges on Redis, ${describeTimings(timings)}`,
-  );
 }
 
 runMain(import.meta.url, main);

@@ -6,8 +6,8 @@
 //   CLIENT_QUOTA=2 pnpm start                   at most 2 active jobs per Client-Id (429 above)
 //   ADMISSION_GATE=count pnpm start             the course's lock-and-count gate
 import type { Express } from 'express';
-import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, type HttpTimeouts } from '@tasks-lab/lab-kit';
+import { runMain, type HttpTimeouts } from '@tasks-lab/lab-kit';
+import { runApiProcess } from '@tasks-lab/11-mysql-leases';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS, type ApiServices } from '@tasks-lab/12-outbox';
 import { createApp, type AppOptions } from './app.ts';
@@ -52,28 +52,23 @@ export async function runServerProcess<O extends AdmissionOptionValues>(
   settings: ServerProcessSettings<O>,
 ): Promise<void> {
   const { options } = settings;
-  await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
-  // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
-  await migrateLab(settings.lab, { database: settings.database });
-  // Lesson 12's pool (on this lab's database) and nudge client.
-  const services = await openApiServices({ database: settings.database });
-  const appOptions: AppOptions = {
-    pool: services.pool,
-    nudge: () => publishNudge(services.redis, { channel: options.nudgeChannel }),
-    rules: options,
-    deadlineMs: options.deadlineMs,
-  };
-  const running = await startServer(settings.port, appOptions, (settings.createApp ?? createApp)(appOptions, services));
-  onShutdown(
-    idempotent(async () => {
-      await running.close();
-      await services.close();
-    }),
-    { graceMs: SHUTDOWN_GRACE_MS },
-  );
-  console.log(
-    `listening on ${running.url}: database ${settings.database}, ${(settings.describe ?? describeTimings)(options)}`,
-  );
+  await runApiProcess({
+    lab: settings.lab,
+    database: settings.database,
+    // Lesson 12's pool (on this lab's database) and nudge client.
+    open: () => openApiServices({ database: settings.database }),
+    serve: (services) => {
+      const appOptions: AppOptions = {
+        pool: services.pool,
+        nudge: () => publishNudge(services.redis, { channel: options.nudgeChannel }),
+        rules: options,
+        deadlineMs: options.deadlineMs,
+      };
+      return startServer(settings.port, appOptions, (settings.createApp ?? createApp)(appOptions, services));
+    },
+    readyLine: (running) =>
+      `listening on ${running.url}: database ${settings.database}, ${(settings.describe ?? describeTimings)(options)}`,
+  });
 }
 
 async function main(): Promise<void> {

@@ -11,8 +11,8 @@ import { findLesson } from '../src/lessons.ts';
 const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
   '10->11': 650,
-  '11->12': 620,
-  '12->13': 610,
+  '11->12': 615,
+  '12->13': 605,
   '13->14': 655,
   '14->15': 720,
   '15->16': 595,

@@ -35,6 +35,18 @@ describe('matchBlock', () => {
     expect(matchBlock(['  Tests  20 passed (20)'], ['      Tests  20 passed (20)   '], new Bindings()).ok).toBe(true);
   });
 
+  it("When a measure of another width moves a table's padding, Then the row still matches (9.9 where the doc shows 12.3)", () => {
+    const bindings = withVary([{ sample: '12.3', type: '9..30' }]);
+    const row = '| 2026-12-01 20:58:37.849000 |                   12.3 |';
+    expect(matchBlock([row], ['| 2026-12-02 19:28:32.485140 |                    9.9 |'], bindings).ok).toBe(true);
+    expect(matchBlock([row], ['| 2026-12-02 19:28:32.485140 |                   31.0 |'], bindings).ok).toBe(false);
+  });
+
+  it('When a single space separates two words, Then the output must have exactly one space there', () => {
+    expect(matchBlock(['claimed true'], ['claimed  true'], new Bindings()).ok).toBe(false);
+    expect(matchBlock(['claimed  true'], ['claimed true'], new Bindings()).ok).toBe(true);
+  });
+
   it('When a UUID in the doc stands where the output has another UUID, Then it matches and binds the sample to it', () => {
     const result = matchBlock([`submitted ${ID}`], [`submitted ${REAL}`], new Bindings());
     expect(result.ok).toBe(true);

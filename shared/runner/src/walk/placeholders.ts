@@ -267,12 +267,17 @@ export function lineMatcher(line: string, bindings: Bindings): { regex: RegExp; 
   let source = '';
   let at = 0;
   for (const occurrence of groups) {
-    source += escapeRegExp(text.slice(at, occurrence.start));
+    source += literal(text.slice(at, occurrence.start));
     source += `(${placeholderType(occurrence.type)!.pattern(occurrence.sample)})`;
     at = occurrence.end;
   }
-  source += escapeRegExp(text.slice(at));
+  source += literal(text.slice(at));
   return { regex: new RegExp(`^${source}$`), groups };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// A run of two or more spaces is a column's padding (a table from mysql or a report aligned by
+// its widest value): it matches any run of spaces, since a value of another width (9.9 where
+// the doc shows 12.3) moves the padding, not the promise. A single space stays a single space.
+const literal = (text: string) => escapeRegExp(text).replace(/ {2,}/g, ' +');
