@@ -14,6 +14,7 @@ import {
   text,
   wholeNumber,
   readOnTopOf,
+  withShortTimings,
   type ReadOptions,
   formatDuration,
 } from '@tasks-lab/lab-kit';
@@ -93,13 +94,8 @@ export function readOutboxOptions(options: ReadOptions<OutboxOptionValues> = {})
   return { ...values, ...course };
 }
 
-/** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
-export function readShortOutboxOptions(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<OutboxOptionValues> = {},
-): OutboxOptionValues {
-  return readOutboxOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
+/** The short timings, for verify and tests; the caller's overrides win, `USE_COURSE_TIMINGS=1` still wins over both. */
+export const readShortOutboxOptions = withShortTimings(readOutboxOptions, SHORT_TIMINGS);
 
 /** The words every printed observation uses: lesson 11's timings, then the outbox's: "…; claim 1.5 s, poll 1 s, send bound 1 s". */
 export function describeTimings(options: OutboxOptionValues): string {

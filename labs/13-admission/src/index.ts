@@ -35,7 +35,7 @@ export {
   SERVER_PROCESS_OPTIONS,
   type ServerProcessOptionValues,
 } from './options.ts';
-export { processPlace, processOptionsOn } from './process-place.ts';
+export { labNames, processPlace, processOptionsOn } from './process-place.ts';
 export {
   openJobsDatabase,
   freshDatabase,

@@ -5,9 +5,15 @@
 // The processes run on lab 13's database and BullMQ prefix (verify runs its experiments under
 // prefixes of their own, so it never takes or drops the wake-ups of a student's jobs); each
 // worker runs one job at a time, as the course's two workers do.
-import { fileURLToPath } from 'node:url';
-import { labDatabase, labPrefix } from '@tasks-lab/infra';
-import { choice, defineOptions, text, wholeNumber, readOnTopOf, type ReadOptions } from '@tasks-lab/lab-kit';
+import {
+  choice,
+  defineOptions,
+  text,
+  wholeNumber,
+  readOnTopOf,
+  withShortTimings,
+  type ReadOptions,
+} from '@tasks-lab/lab-kit';
 import {
   describeTimings as describeOutboxTimings,
   OUTBOX_OPTIONS,
@@ -17,19 +23,13 @@ import {
   SHORT_TIMINGS as OUTBOX_SHORT_TIMINGS,
   WORKER_PROCESS_OPTIONS as OUTBOX_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/12-outbox';
-import { processPlace } from './process-place.ts';
+import { labNames, processPlace } from './process-place.ts';
 
 export const LAB = '13';
-/** The student's database: `pnpm start`, the workers and the publisher use it. */
-export const JOBS_DATABASE = labDatabase(LAB);
-/** Verify's own database, recreated on every run. */
-export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
-/** Lesson 13's BullMQ key prefix: `tasks-lab13` (verify's experiments use prefixes of their own). */
-export const QUEUE_PREFIX = labPrefix(LAB);
-/** Where the workers write artifacts by default. */
-export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
-/** Lesson 13's nudge channel (its own, so a lab 12 publisher never hears lab 13's submissions). */
-export const nudgeChannel = 'tasks-lab13:outbox-nudge';
+export const { JOBS_DATABASE, VERIFY_DATABASE, QUEUE_PREFIX, ARTIFACTS_DIR, nudgeChannel } = labNames(
+  LAB,
+  import.meta.url,
+);
 
 /** The two queues, and which one an export goes to: decided at admission, kept on the event. */
 export const FAST_QUEUE = 'exports.fast';
@@ -83,13 +83,8 @@ export function readAdmissionOptions(options: ReadOptions<AdmissionOptionValues>
   return readOnTopOf(ADMISSION_OPTIONS, OUTBOX_OPTIONS, readOutboxOptions, options);
 }
 
-/** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
-export function readShortAdmissionOptions(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<AdmissionOptionValues> = {},
-): AdmissionOptionValues {
-  return readAdmissionOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
+/** The short timings, for verify and tests; the caller's overrides win, `USE_COURSE_TIMINGS=1` still wins over both. */
+export const readShortAdmissionOptions = withShortTimings(readAdmissionOptions, SHORT_TIMINGS);
 
 /** "…; limit 100 (counter gate), client quota off, fast <= 30 rows" after lesson 12's words. */
 export function describeRules(options: AdmissionOptionValues): string {

@@ -2,8 +2,32 @@
 // (BULLMQ_PREFIX: lesson 13 gives each lab its own, so one lab's workers never take another's
 // wake-ups) and its artifacts folder (ARTIFACTS_DIR). Lessons 14 to 16 run the processes of the
 // lab below them unchanged, moved onto their own place with processOptionsOn.
+import { fileURLToPath } from 'node:url';
 import { labDatabase, labPrefix } from '@tasks-lab/infra';
 import { defineOptions, name, text, type OptionsDefinition, type OptionSpec } from '@tasks-lab/lab-kit';
+
+/**
+ * A lab's own names, so that its processes, verify and tests never touch another lab's: its
+ * database and verify's, its BullMQ key prefix, its artifacts folder, and lesson 12's nudge
+ * channel under its prefix (a lab 12 publisher never hears lab 13's submissions).
+ * `optionsModuleUrl` is the `import.meta.url` of the lab's src/options.ts.
+ */
+export function labNames(lab: string, optionsModuleUrl: string) {
+  const JOBS_DATABASE = labDatabase(lab);
+  const QUEUE_PREFIX = labPrefix(lab);
+  return {
+    /** The student's database (`tasks_lab13`, ...): every process of the lab uses it. */
+    JOBS_DATABASE,
+    /** Verify's own database (`tasks_lab13_verify`, ...), recreated on every run. */
+    VERIFY_DATABASE: `${JOBS_DATABASE}_verify`,
+    /** The lab's BullMQ key prefix (`tasks-lab13`, ...; verify's experiments use prefixes of their own). */
+    QUEUE_PREFIX,
+    /** Where the workers write artifacts by default: the lab's `artifacts/` folder. */
+    ARTIFACTS_DIR: fileURLToPath(new URL('../artifacts', optionsModuleUrl)),
+    /** Lesson 12's nudge channel, the lab's own (`tasks-lab13:outbox-nudge`, ...). */
+    nudgeChannel: `${QUEUE_PREFIX}:outbox-nudge`,
+  };
+}
 
 /** Lab `lab`'s place: the three options, with that lab's values as their defaults. */
 export function processPlace(lab: string, artifactsDir: string) {

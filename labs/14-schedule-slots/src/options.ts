@@ -1,8 +1,6 @@
 // Lesson 14's options: lesson 13's (the lease, the publisher, the admission rules), plus the
 // schedule's. Read once at start-up, with the course's values as defaults. Verify and the
 // tests run the schedule every second instead of every minute.
-import { fileURLToPath } from 'node:url';
-import { labDatabase, labPrefix } from '@tasks-lab/infra';
 import {
   choice,
   defineOptions,
@@ -12,12 +10,14 @@ import {
   wholeNumber,
   readOnTopOf,
   type OptionValues,
+  withShortTimings,
   type ReadOptions,
   formatDuration,
 } from '@tasks-lab/lab-kit';
 import {
   ADMISSION_OPTIONS,
   describeTimings as describeAdmissionTimings,
+  labNames,
   processOptionsOn,
   PUBLISHER_PROCESS_OPTIONS as ADMISSION_PUBLISHER_PROCESS_OPTIONS,
   readAdmissionOptions,
@@ -27,16 +27,10 @@ import {
 } from '@tasks-lab/13-admission';
 
 export const LAB = '14';
-/** The student's database: every process of the lab uses it. */
-export const JOBS_DATABASE = labDatabase(LAB);
-/** Verify's own database, recreated on every run. */
-export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
-/** Lesson 14's BullMQ key prefix: `tasks-lab14`. */
-export const QUEUE_PREFIX = labPrefix(LAB);
-/** Where the workers write artifacts by default. */
-export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
-/** Lesson 14's nudge channel. */
-export const nudgeChannel = 'tasks-lab14:outbox-nudge';
+export const { JOBS_DATABASE, VERIFY_DATABASE, QUEUE_PREFIX, ARTIFACTS_DIR, nudgeChannel } = labNames(
+  LAB,
+  import.meta.url,
+);
 
 export const SLOT_KEY_SOURCES = ['planned', 'execution'] as const;
 export type SlotKeySource = (typeof SLOT_KEY_SOURCES)[number];
@@ -77,13 +71,8 @@ export function readScheduleOptions(options: ReadOptions<ScheduleOptionValues> =
   return { ...values, ...interval };
 }
 
-/** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
-export function readShortScheduleOptions(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<ScheduleOptionValues> = {},
-): ScheduleOptionValues {
-  return readScheduleOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
+/** The short timings, for verify and tests; the caller's overrides win, `USE_COURSE_TIMINGS=1` still wins over both. */
+export const readShortScheduleOptions = withShortTimings(readScheduleOptions, SHORT_TIMINGS);
 
 /** "…; schedule export-each-minute every 1 min, slot from the planned time" after lesson 13's words. */
 export function describeTimings(options: ScheduleOptionValues): string {

@@ -1,8 +1,6 @@
 // Lesson 15's options: lesson 14's, plus the recovery scanner's and the worker's. The course's
 // values are the defaults: a 10 s backoff after an expired lease (lesson 11's RETRY_BACKOFF_MS),
 // 60 s before an unclaimed dispatch is sent again, 3 attempts, a 10-minute deadline, batches of 50.
-import { fileURLToPath } from 'node:url';
-import { labDatabase, labPrefix } from '@tasks-lab/infra';
 import {
   defineOptions,
   durationMs,
@@ -10,10 +8,11 @@ import {
   wholeNumber,
   readOnTopOf,
   type OptionValues,
+  withShortTimings,
   type ReadOptions,
   formatDuration,
 } from '@tasks-lab/lab-kit';
-import { processOptionsOn } from '@tasks-lab/13-admission';
+import { labNames, processOptionsOn } from '@tasks-lab/13-admission';
 import {
   describeTimings as describeScheduleTimings,
   PUBLISHER_PROCESS_OPTIONS as SCHEDULE_PUBLISHER_PROCESS_OPTIONS,
@@ -25,11 +24,10 @@ import {
 } from '@tasks-lab/14-schedule-slots';
 
 export const LAB = '15';
-export const JOBS_DATABASE = labDatabase(LAB);
-export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
-export const QUEUE_PREFIX = labPrefix(LAB);
-export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
-export const nudgeChannel = 'tasks-lab15:outbox-nudge';
+export const { JOBS_DATABASE, VERIFY_DATABASE, QUEUE_PREFIX, ARTIFACTS_DIR, nudgeChannel } = labNames(
+  LAB,
+  import.meta.url,
+);
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -70,12 +68,8 @@ export function readRecoveryOptions(options: ReadOptions<RecoveryOptionValues> =
   return { ...values, ...course };
 }
 
-export function readShortRecoveryOptions(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<RecoveryOptionValues> = {},
-): RecoveryOptionValues {
-  return readRecoveryOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
+/** The short timings, for verify and tests; the caller's overrides win, `USE_COURSE_TIMINGS=1` still wins over both. */
+export const readShortRecoveryOptions = withShortTimings(readRecoveryOptions, SHORT_TIMINGS);
 
 export function describeTimings(options: RecoveryOptionValues): string {
   return (

@@ -3,7 +3,6 @@
 // forever; the lab prunes them after a retention (the course gives no values: a week for sent
 // events, thirty days for terminal jobs, a day of grace for unreferenced files).
 import { fileURLToPath } from 'node:url';
-import { labDatabase, labPrefix } from '@tasks-lab/infra';
 import {
   choice,
   defineOptions,
@@ -12,6 +11,7 @@ import {
   wholeNumber,
   readOnTopOf,
   type OptionValues,
+  withShortTimings,
   type ReadOptions,
   formatDuration,
 } from '@tasks-lab/lab-kit';
@@ -24,17 +24,16 @@ import {
   SHORT_TIMINGS as RECOVERY_SHORT_TIMINGS,
   WORKER_PROCESS_OPTIONS as RECOVERY_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/15-recovery';
-import { processOptionsOn } from '@tasks-lab/13-admission';
+import { labNames, processOptionsOn } from '@tasks-lab/13-admission';
 import { MONITORING_OPTIONS } from './monitoring-targets.ts';
 
 export const LAB = '16';
-export const JOBS_DATABASE = labDatabase(LAB);
-export const VERIFY_DATABASE = `${JOBS_DATABASE}_verify`;
-export const QUEUE_PREFIX = labPrefix(LAB);
-export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts', import.meta.url));
+export const { JOBS_DATABASE, VERIFY_DATABASE, QUEUE_PREFIX, ARTIFACTS_DIR, nudgeChannel } = labNames(
+  LAB,
+  import.meta.url,
+);
 /** Where `pnpm matrix` (and `pnpm lab 16`) write the evidence records, the timelines and the summary. */
 export const EVIDENCE_DIR = fileURLToPath(new URL('../evidence', import.meta.url));
-export const nudgeChannel = 'tasks-lab16:outbox-nudge';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -88,12 +87,8 @@ export function readObservabilityOptions(
   return readOnTopOf(OBSERVABILITY_OPTIONS, RECOVERY_OPTIONS, readRecoveryOptions, options);
 }
 
-export function readShortObservabilityOptions(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<ObservabilityOptionValues> = {},
-): ObservabilityOptionValues {
-  return readObservabilityOptions({ env, overrides: { ...SHORT_TIMINGS, ...overrides } });
-}
+/** The short timings, for verify and tests; the caller's overrides win, `USE_COURSE_TIMINGS=1` still wins over both. */
+export const readShortObservabilityOptions = withShortTimings(readObservabilityOptions, SHORT_TIMINGS);
 
 export function describeTimings(options: ObservabilityOptionValues): string {
   return (

@@ -161,3 +161,15 @@ export function readOnTopOf<S extends B, B extends Record<string, OptionSpec<unk
   ) as Partial<Values<B>>;
   return { ...values, ...readBelow({ env: {}, overrides: belowPart }) };
 }
+
+/**
+ * A reader of the short timings verify and the tests run with: `read` with `short` under the
+ * caller's own overrides (which win), so the code paths are the course's and only the waits shrink.
+ * The environment still applies, `USE_COURSE_TIMINGS=1` included (the lab's reader honours it).
+ */
+export function withShortTimings<V>(
+  read: (options: ReadOptions<V>) => V,
+  short: Readonly<Partial<V>>,
+): (env?: NodeJS.ProcessEnv, overrides?: Partial<V>) => V {
+  return (env = process.env, overrides = {}) => read({ env, overrides: { ...short, ...overrides } });
+}

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { choice, defineOptions, durationMs, name, OptionsError, readOnTopOf, wholeNumber } from '../src/options.ts';
+import {
+  choice,
+  defineOptions,
+  durationMs,
+  name,
+  OptionsError,
+  readOnTopOf,
+  wholeNumber,
+  withShortTimings,
+} from '../src/options.ts';
 
 const OPTIONS = defineOptions({
   leaseMs: durationMs('LEASE_MS', 30_000),
@@ -86,5 +95,22 @@ describe('readOnTopOf', () => {
       retryMs: 10_000,
       batch: 7,
     });
+  });
+});
+
+describe('withShortTimings', () => {
+  const TIMINGS = defineOptions({ leaseMs: durationMs('LEASE_MS', 30_000), retryMs: durationMs('RETRY_MS', 10_000) });
+  const readShort = withShortTimings((options) => TIMINGS.read(options), { leaseMs: 1500, retryMs: 500 });
+
+  it('When the short timings are read, Then they replace the defaults and the environment fills the rest', () => {
+    expect(readShort({})).toEqual({ leaseMs: 1500, retryMs: 500 });
+  });
+
+  it("When the caller overrides one, Then the caller's value wins over the short one", () => {
+    expect(readShort({}, { leaseMs: 4000 })).toEqual({ leaseMs: 4000, retryMs: 500 });
+  });
+
+  it('When the caller overrides one with a bad value, Then it is refused as any override is', () => {
+    expect(() => readShort({}, { leaseMs: 0 })).toThrow(OptionsError);
   });
 });
