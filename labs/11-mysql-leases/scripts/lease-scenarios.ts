@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { errorMessage, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
+import { barrier, errorMessage, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { openJobsDatabase } from '../src/database.ts';
 import { verifyDatabaseOnce as verifyLab11Database } from '../src/scratch-databases.ts';
 import {
@@ -150,15 +150,6 @@ async function claimerPools(ctx: LeaseContext, res: Resources, count: number): P
       return pool;
     }),
   );
-}
-
-/** A barrier: every waiter is released at the same moment, when `open()` is called. */
-function barrier(): { wait: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const wait = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { wait, open };
 }
 
 export interface OneJobRaceEvidence {

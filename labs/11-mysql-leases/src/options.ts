@@ -20,6 +20,7 @@ import {
   wholeNumber,
   type ReadOptions,
   formatDuration,
+  withShortTimings,
 } from '@tasks-lab/lab-kit';
 import { SERVER_OPTIONS } from '@tasks-lab/01-state-machine';
 import { WORKER_OPTIONS } from '@tasks-lab/08-broker-worker';
@@ -122,9 +123,7 @@ export function databaseTimingProblems(values: DatabaseTimings): string[] {
 }
 
 /** The short timings, for verify and tests; `USE_COURSE_TIMINGS=1` still wins. */
-export function readShortLeaseOptions(env: NodeJS.ProcessEnv = process.env): LeaseOptionValues {
-  return readLeaseOptions({ env, overrides: SHORT_TIMINGS });
-}
+export const readShortLeaseOptions = withShortTimings(readLeaseOptions, SHORT_TIMINGS);
 
 /** The words every printed observation uses for the timings it ran with: "lease 1.5 s, backoff 0.5 s, deadline 60 s, 3 attempts". */
 export function describeTimings(

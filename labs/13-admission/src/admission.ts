@@ -87,12 +87,6 @@ const DEADLOCK = 1213;
 const isLockConflict = (err: unknown) => errnoOf(err) === ER_LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
 
 /**
- * "ECONNREFUSED" for a database that did not answer; undefined for anything else: lesson 11's
- * databaseDownReason (refused, dropped, timed out), under the name the admission's 503 uses.
- */
-export const unreachableReason = databaseDownReason;
-
-/**
  * Admits an export or refuses it, and answers only after the COMMIT. Throws
  * CapacityExceededError (503), ClientQuotaExceededError (429), AdmissionBusyError (503,
  * the gate stayed locked through every retry), DatabaseUnreachableError (503), or lesson
@@ -141,7 +135,7 @@ export async function admitExport(
         await sleep(attempt * (20 + Math.random() * 30));
         continue;
       }
-      const reason = unreachableReason(err);
+      const reason = databaseDownReason(err);
       if (reason) throw new DatabaseUnreachableError(reason, rules.retryAfterSeconds, err);
       throw err;
     }

@@ -11,8 +11,9 @@
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
 import { allowOnly, type ErrorTranslator } from '@tasks-lab/01-state-machine';
+import { databaseDownReason } from '@tasks-lab/11-mysql-leases';
 import { createApp as createOutboxApp } from '@tasks-lab/12-outbox';
-import { admitExport, COURSE_RULES, unreachableReason, type Admission, type AdmissionRules } from './admission.ts';
+import { admitExport, COURSE_RULES, type Admission, type AdmissionRules } from './admission.ts';
 import { DatabaseUnreachableError, MAYBE_APPLIED } from './errors.ts';
 import { readBacklog } from './backlog.ts';
 
@@ -54,7 +55,7 @@ export function describeAdmission(admission: Admission): string {
  */
 export function unreachableAs503(retryAfterSeconds: number): ErrorTranslator {
   return (err) => {
-    const reason = unreachableReason(err);
+    const reason = databaseDownReason(err);
     return reason ? new DatabaseUnreachableError(reason, retryAfterSeconds, err, MAYBE_APPLIED) : undefined;
   };
 }

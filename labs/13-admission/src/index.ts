@@ -76,7 +76,6 @@ export {
   type Admission,
   type AdmitOptions,
   type AdmitResult,
-  unreachableReason,
   admitExport,
 } from './admission.ts';
 export {

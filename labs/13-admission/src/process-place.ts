@@ -59,12 +59,7 @@ export function processOptionsOn<P extends Specs, W extends Specs, S extends Spe
   const { database, queuePrefix } = place;
   return {
     PUBLISHER_PROCESS_OPTIONS: defineOptions({ ...below.publisher.specs, database, queuePrefix }),
-    WORKER_PROCESS_OPTIONS: defineOptions({
-      ...below.worker.specs,
-      database,
-      queuePrefix,
-      artifactsDir: place.artifactsDir,
-    }),
+    WORKER_PROCESS_OPTIONS: defineOptions({ ...below.worker.specs, ...place }),
     SERVER_PROCESS_OPTIONS: defineOptions({ ...below.server.specs, database, queuePrefix }),
   };
 }

@@ -1,8 +1,8 @@
 // The pure parts of admission: the route, the client's name, what "the database did not
 // answer" looks like. No database here.
 import { describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError } from '@tasks-lab/11-mysql-leases';
-import { ANONYMOUS_CLIENT, checkClientId, routeFor, unreachableReason } from '../src/admission.ts';
+import { databaseDownReason, DatabaseUnavailableError } from '@tasks-lab/11-mysql-leases';
+import { ANONYMOUS_CLIENT, checkClientId, routeFor } from '../src/admission.ts';
 import { routeNamed } from '../src/queue.ts';
 
 describe('routeFor', () => {
@@ -38,22 +38,22 @@ describe('checkClientId', () => {
   });
 });
 
-describe('unreachableReason', () => {
+describe('databaseDownReason, as the admission answers 503 with it', () => {
   it('When mysql2 or a socket reports that the database did not answer, Then its code is the reason', () => {
     expect(
-      unreachableReason(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3307'), { code: 'ECONNREFUSED' })),
+      databaseDownReason(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3307'), { code: 'ECONNREFUSED' })),
     ).toBe('ECONNREFUSED');
-    expect(unreachableReason(Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }))).toBe(
+    expect(databaseDownReason(Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }))).toBe(
       'PROTOCOL_CONNECTION_LOST',
     );
-    expect(unreachableReason(new DatabaseUnavailableError('tasks_lab13', 'ECONNREFUSED'))).toBe('ECONNREFUSED');
+    expect(databaseDownReason(new DatabaseUnavailableError('tasks_lab13', 'ECONNREFUSED'))).toBe('ECONNREFUSED');
   });
 
   it('When the error is anything else (a constraint, a syntax error, a plain bug), Then it is not "unreachable"', () => {
     expect(
-      unreachableReason(Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY', errno: 1062 })),
+      databaseDownReason(Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY', errno: 1062 })),
     ).toBeUndefined();
-    expect(unreachableReason(new TypeError('x is undefined'))).toBeUndefined();
+    expect(databaseDownReason(new TypeError('x is undefined'))).toBeUndefined();
   });
 });
 

@@ -8,6 +8,15 @@ export function formatDuration(ms: number): string {
   return `${ms} ms`;
 }
 
+/** A barrier: every waiter on `wait` is released at the same moment, when `open()` is called. */
+export function barrier(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
