@@ -27,7 +27,7 @@ import {
   type WakeUpQueue,
 } from '../src/queue.ts';
 import { startServer } from '../src/server.ts';
-import { waitForTerminalRow } from '../src/submit.ts';
+import { waitForTerminalRow } from '../src/submit-cli.ts';
 import { verifyDatabaseOnce } from './lease-scenarios.ts';
 
 export const WORKER_SCRIPT = fileURLToPath(new URL('../src/worker.ts', import.meta.url));

@@ -12,11 +12,18 @@
 // Fault points, for the drills (LAB_FAULTS):
 //   after-claim     the lease is held, nothing written yet   crash: the lease expires unfinished
 //   before-finish   the artifact is written, not published   delay-<ms> past the lease: a zombie
+//
+// startExportWorker runs it for every wake-up of a BullMQ worker (lab 08's startWorker), with one
+// pool per process shared by every delivery; src/worker.ts is that worker as a process.
+import type { RedisOptions } from 'ioredis';
 import type { Pool } from 'mysql2/promise';
-import { faultPoints, type FaultPoints } from '@tasks-lab/lab-kit';
+import { faultPoints, idempotent, SECOND, type FaultPoints } from '@tasks-lab/lab-kit';
+import { EXPORT_JOB_NAME, startWorker, type QueueAddress } from '@tasks-lab/08-broker-worker';
 import { writeArtifactAtomically } from './artifact.ts';
+import { openJobsDatabase } from './database.ts';
 import { artifactName, claim, finish } from './leases.ts';
-import { parseWakeUp, type DeliveryOutcome } from './queue.ts';
+import type { LeaseOptionValues, WorkerProcessOptionValues } from './options.ts';
+import { exportsAddress, parseWakeUp, type DeliveryOutcome, type WakeUpWorker } from './queue.ts';
 
 export const EXPORT_FAULT_POINTS = ['after-claim', 'before-finish'] as const;
 export type ExportFaultPoint = (typeof EXPORT_FAULT_POINTS)[number];
@@ -64,4 +71,69 @@ export async function deliverExport(message: unknown, context: ExportContext): P
   // result_ref is the file's name in the artifacts folder; only a finish that still holds the lease sets it.
   const published = await parts.finish(context.pool, jobId, job.token, fileName);
   return { job_id: jobId, claimed: true, published };
+}
+
+/** A delivery is a claim, a small file and a finish: far below this. */
+export const WORKER_SHUTDOWN_GRACE_MS = 10 * SECOND;
+
+export interface RunningExportWorker {
+  worker: WakeUpWorker;
+  /** Stops taking wake-ups, waits for running deliveries, closes the pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartExportWorkerOptions {
+  process: WorkerProcessOptionValues;
+  lease: LeaseOptionValues;
+  faults?: ExportFaults;
+  /** Steps to swap: the can-fail fixtures pass broken ones; lesson 13 its finish that also leaves the admission gate. */
+  parts?: Partial<ExportParts>;
+  /** Where the wake-ups live. @defaultValue lesson 11's: prefix tasks-lab11, queue settings.queueName (lesson 12 passes its own) */
+  address?: QueueAddress;
+  /** The Redis to take them from. @defaultValue the lab's (a drill passes a private one) */
+  connection?: RedisOptions;
+  /** Where connection trouble is reported. @defaultValue lab 08's (console.error) */
+  onError?: (err: Error) => void;
+}
+
+export async function startExportWorker(options: StartExportWorkerOptions): Promise<RunningExportWorker> {
+  const { process: settings, lease } = options;
+  const faults = options.faults ?? exportFaults();
+  const pool = await openJobsDatabase({ database: settings.database });
+  const context = {
+    pool,
+    leaseMs: lease.leaseMs,
+    maxAttempts: lease.maxAttempts,
+    artifactsDir: settings.artifactsDir,
+    faults,
+    parts: options.parts,
+  };
+  const worker: WakeUpWorker = startWorker(
+    options.address ?? exportsAddress(settings.queueName),
+    { [EXPORT_JOB_NAME]: (job) => deliverExport(job.data, context) },
+    { ...settings, connection: options.connection, onError: options.onError },
+  );
+  return { worker, close: await readyWithPool(worker, pool) };
+}
+
+/**
+ * Waits until `worker` is connected; if it never is, closes it and `pool`, so a failed start
+ * leaves nothing open. Returns the close for later: the worker (its running jobs finish), then
+ * the pool they used. Idempotent. Lesson 14's fast worker uses it too.
+ */
+export async function readyWithPool(
+  worker: { waitUntilReady(): Promise<unknown>; close(): Promise<void> },
+  pool: Pool,
+): Promise<() => Promise<void>> {
+  try {
+    await worker.waitUntilReady();
+  } catch (err) {
+    await worker.close().catch(() => {});
+    await pool.end().catch(() => {});
+    throw err;
+  }
+  return idempotent(async () => {
+    await worker.close();
+    await pool.end();
+  });
 }

@@ -129,15 +129,13 @@ export {
   EXPORT_PARTS,
   type ExportContext,
   deliverExport,
-} from './export-worker.ts';
-export {
   WORKER_SHUTDOWN_GRACE_MS,
   type RunningExportWorker,
   type StartExportWorkerOptions,
   startExportWorker,
   readyWithPool,
-  runExportWorker,
-} from './worker.ts';
+} from './export-worker.ts';
+export { runExportWorker } from './worker.ts';
 export {
   IDEMPOTENCY_KEY_HEADER,
   type ExportResponse,
@@ -150,10 +148,18 @@ export {
 export {
   SHUTDOWN_GRACE_MS,
   startServer,
+  serverOf,
+  type StartServer,
   type ApiServices,
   openApiServices,
   type ProcessServices,
   type ApiProcessSteps,
   runApiProcess,
 } from './server.ts';
-export { waitForTerminalRow, ASK_FOR_WORKER, describeUnfinished } from './submit.ts';
+export {
+  waitForTerminalRow,
+  ASK_FOR_WORKER,
+  describeUnfinished,
+  parseProductList,
+  smallestProductId,
+} from './submit-cli.ts';

@@ -7,7 +7,7 @@ import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND, type HttpTimeouts } from '@tasks-lab/lab-kit';
 import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
-import { createApp, type AppOptions } from './app.ts';
+import { createApp } from './app.ts';
 import { LAB, openJobsDatabase } from './database.ts';
 import { describeTimings, readLeaseOptions } from './options.ts';
 import { SERVER_PROCESS_OPTIONS } from './options.ts';
@@ -15,19 +15,23 @@ import { exportsAddress, wakeWorker, type DeliveryOutcome, type WakeUpMessage, t
 
 export const SHUTDOWN_GRACE_MS = 5 * SECOND;
 
-/**
- * Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the
- * queue. `app` is built from `options` unless given (the can-fail fixtures pass broken ones).
- */
-export function startServer(
+/** A lab's startServer: the lab's app, served on 127.0.0.1:`port` (0: a free port). */
+export type StartServer<O> = (
   port: number,
-  options: AppOptions,
-  app: Express = createApp(options),
+  options: O,
+  /** @defaultValue createApp(options) (the can-fail fixtures pass broken apps) */
+  app?: Express,
   /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
-  timeouts: Partial<HttpTimeouts> = {},
-): Promise<RunningServer> {
-  return listen(app, port, timeouts);
+  timeouts?: Partial<HttpTimeouts>,
+) => Promise<RunningServer>;
+
+/** The startServer of a lab whose app `createApp` builds (labs 11 to 16 each have one). The caller owns the services the options carry. */
+export function serverOf<O>(createApp: (options: O) => Express): StartServer<O> {
+  return (port, options, app = createApp(options), timeouts = {}) => listen(app, port, timeouts);
 }
+
+/** Serves lesson 11's app; the caller owns the pool and the queue. */
+export const startServer = serverOf(createApp);
 
 /** The pool and the queue a server process opens once. */
 export interface ApiServices {

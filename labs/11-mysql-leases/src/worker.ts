@@ -1,5 +1,5 @@
-// `pnpm worker`: lesson 11's export worker as its own OS process. It takes wake-ups from
-// BullMQ (lab 08's startWorker) and does everything else against MySQL:
+// `pnpm worker`: lesson 11's export worker (src/export-worker.ts) as its own OS process. It
+// takes wake-ups from BullMQ and does everything else against MySQL:
 //   claim -> write `<job id>.<token>.json` (no transaction open) -> finish.
 //
 //   pnpm worker                                           the course's timings
@@ -9,80 +9,10 @@
 // One pool per process, opened at start, shared by every delivery. SIGTERM or Ctrl-C
 // stops taking wake-ups, lets running deliveries end, then closes the pool.
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
-import { idempotent, onShutdown, runMain, SECOND } from '@tasks-lab/lab-kit';
-import type { RedisOptions } from 'ioredis';
-import type { Pool } from 'mysql2/promise';
-import { EXPORT_JOB_NAME, startWorker, type QueueAddress } from '@tasks-lab/08-broker-worker';
-import { LAB, openJobsDatabase } from './database.ts';
-import { deliverExport, exportFaults, type ExportFaults, type ExportParts } from './export-worker.ts';
-import { describeTimings, readLeaseOptions, type LeaseOptionValues } from './options.ts';
-import { WORKER_PROCESS_OPTIONS, type WorkerProcessOptionValues } from './options.ts';
-import { exportsAddress, type WakeUpWorker } from './queue.ts';
-
-/** A delivery is a claim, a small file and a finish: far below this. */
-export const WORKER_SHUTDOWN_GRACE_MS = 10 * SECOND;
-
-export interface RunningExportWorker {
-  worker: WakeUpWorker;
-  /** Stops taking wake-ups, waits for running deliveries, closes the pool. Idempotent. */
-  close(): Promise<void>;
-}
-
-export interface StartExportWorkerOptions {
-  process: WorkerProcessOptionValues;
-  lease: LeaseOptionValues;
-  faults?: ExportFaults;
-  /** Steps to swap: the can-fail fixtures pass broken ones; lesson 13 its finish that also leaves the admission gate. */
-  parts?: Partial<ExportParts>;
-  /** Where the wake-ups live. @defaultValue lesson 11's: prefix tasks-lab11, queue settings.queueName (lesson 12 passes its own) */
-  address?: QueueAddress;
-  /** The Redis to take them from. @defaultValue the lab's (a drill passes a private one) */
-  connection?: RedisOptions;
-  /** Where connection trouble is reported. @defaultValue lab 08's (console.error) */
-  onError?: (err: Error) => void;
-}
-
-export async function startExportWorker(options: StartExportWorkerOptions): Promise<RunningExportWorker> {
-  const { process: settings, lease } = options;
-  const faults = options.faults ?? exportFaults();
-  const pool = await openJobsDatabase({ database: settings.database });
-  const context = {
-    pool,
-    leaseMs: lease.leaseMs,
-    maxAttempts: lease.maxAttempts,
-    artifactsDir: settings.artifactsDir,
-    faults,
-    parts: options.parts,
-  };
-  const worker: WakeUpWorker = startWorker(
-    options.address ?? exportsAddress(settings.queueName),
-    { [EXPORT_JOB_NAME]: (job) => deliverExport(job.data, context) },
-    { ...settings, connection: options.connection, onError: options.onError },
-  );
-  return { worker, close: await readyWithPool(worker, pool) };
-}
-
-/**
- * Waits until `worker` is connected; if it never is, closes it and `pool`, so a failed start
- * leaves nothing open. Returns the close for later: the worker (its running jobs finish), then
- * the pool they used. Idempotent. Lesson 14's fast worker uses it too.
- */
-export async function readyWithPool(
-  worker: { waitUntilReady(): Promise<unknown>; close(): Promise<void> },
-  pool: Pool,
-): Promise<() => Promise<void>> {
-  try {
-    await worker.waitUntilReady();
-  } catch (err) {
-    await worker.close().catch(() => {});
-    await pool.end().catch(() => {});
-    throw err;
-  }
-  return idempotent(async () => {
-    await worker.close();
-    await pool.end();
-  });
-}
+import { onShutdown, runMain } from '@tasks-lab/lab-kit';
+import { LAB } from './database.ts';
+import { exportFaults, startExportWorker, WORKER_SHUTDOWN_GRACE_MS, type ExportParts } from './export-worker.ts';
+import { describeTimings, readLeaseOptions, WORKER_PROCESS_OPTIONS } from './options.ts';
 
 /** The process: options from the environment, one line per delivery, a ready line naming the timings. */
 export async function runExportWorker(parts: Partial<ExportParts> = {}): Promise<void> {

@@ -10,21 +10,22 @@
 // Start `pnpm publisher` and `pnpm worker` first (or after: the event waits in the outbox).
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { Pool, RowDataPacket } from 'mysql2/promise';
+import type { RowDataPacket } from 'mysql2/promise';
 import { ensureInfra, migrateLab } from '@tasks-lab/infra';
 import { idempotent, onShutdown, runMain, SECOND, errorMessage, formatDuration } from '@tasks-lab/lab-kit';
 import { SUBMIT_OPTIONS } from '@tasks-lab/08-broker-worker';
 import { isTerminal } from '@tasks-lab/01-state-machine';
-import { describeUnfinished, toExportResponse, waitForTerminalRow } from '@tasks-lab/11-mysql-leases';
+import {
+  describeUnfinished,
+  parseProductList,
+  smallestProductId,
+  toExportResponse,
+  waitForTerminalRow,
+} from '@tasks-lab/11-mysql-leases';
 import { openJobsDatabase } from './database.ts';
 import { LAB, SERVER_PROCESS_OPTIONS, readOutboxOptions } from './options.ts';
 import { submitWithEvent } from './outbox.ts';
 import { openNudgeClient, publishNudge } from './nudge.ts';
-
-/** "1,2,3" -> [1, 2, 3]; anything else is refused by the submission's own checks. */
-function parseProductList(text: string): number[] {
-  return text.split(',').map((part) => Number(part.trim()));
-}
 
 /**
  * The job and its events, read together (Parameters: [job id]). One row per event; the
@@ -95,14 +96,6 @@ async function main(): Promise<number> {
   } finally {
     await close();
   }
-}
-
-/** The course picks the smallest product id rather than assuming id 1 exists. */
-async function smallestProductId(pool: Pool): Promise<number> {
-  const [rows] = await pool.query<RowDataPacket[]>('SELECT MIN(id) AS id FROM products');
-  const id = rows[0]?.id;
-  if (id === null || id === undefined) throw new Error('the products table is empty: add a product first');
-  return Number(id);
 }
 
 runMain(import.meta.url, main);

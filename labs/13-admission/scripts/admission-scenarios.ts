@@ -10,7 +10,7 @@ import { errorMessage, sleep, waitFor, withResources, type Resources } from '@ta
 import { COUNT_JOB_AND_EVENTS } from '@tasks-lab/12-outbox';
 import { admitExport, COURSE_RULES, type Admission, type AdmissionRules } from '../src/admission.ts';
 import { COUNT_ORPHANS, LOCK_GATE } from '../src/admission-queries.ts';
-import { CLIENT_ID_HEADER } from '../src/app.ts';
+import { CLIENT_ID_HEADER } from '../src/admission.ts';
 import { freshDatabase, openJobsDatabase } from '../src/database.ts';
 import { countActiveJobs, readGateCounter } from '../src/gate.ts';
 import type { AdmissionOptionValues, GateDesign } from '../src/options.ts';

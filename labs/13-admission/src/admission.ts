@@ -147,3 +147,16 @@ async function routeOfEvent(pool: Pool, eventId: string, fallback: RouteQueue): 
   const event = await readEvent(pool, eventId);
   return (event?.queueName as RouteQueue | undefined) ?? fallback;
 }
+
+/** The header that names a client for the per-client quota. */
+export const CLIENT_ID_HEADER = 'Client-Id';
+
+/** "admitted job … to exports.fast: 3 of 5 active before it (counter gate)": the line each admission logs. */
+export function describeAdmission(admission: Admission): string {
+  const client =
+    admission.clientActiveBefore === undefined
+      ? ''
+      : `, client ${admission.clientId} had ${admission.clientActiveBefore}`;
+  const retried = admission.attempts > 1 ? `, after ${admission.attempts - 1} lock-wait retries` : '';
+  return `admitted job ${admission.jobId} to ${admission.queueName}: ${admission.activeBefore} of ${admission.limit} active before it (${admission.design} gate${client}${retried})`;
+}

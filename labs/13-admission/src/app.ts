@@ -10,15 +10,18 @@
 //                    age; unsent events per queue; the gate's counter.
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
-import { allowOnly, type ErrorTranslator } from '@tasks-lab/01-state-machine';
-import { databaseDownReason } from '@tasks-lab/11-mysql-leases';
+import { allowOnly } from '@tasks-lab/01-state-machine';
 import { createApp as createOutboxApp } from '@tasks-lab/12-outbox';
-import { admitExport, COURSE_RULES, type Admission, type AdmissionRules } from './admission.ts';
-import { DatabaseUnreachableError, MAYBE_APPLIED } from './errors.ts';
+import {
+  admitExport,
+  CLIENT_ID_HEADER,
+  COURSE_RULES,
+  describeAdmission,
+  type Admission,
+  type AdmissionRules,
+} from './admission.ts';
+import { unreachableAs503 } from './errors.ts';
 import { readBacklog } from './backlog.ts';
-
-/** The header that names a client for the per-client quota. */
-export const CLIENT_ID_HEADER = 'Client-Id';
 
 export interface AppOptions {
   /** The process's one pool. */
@@ -34,30 +37,6 @@ export interface AppOptions {
   log?: (line: string) => void;
   /** Routes a later lesson adds (lesson 14's POST /schedule-slots), before the 404 handler. */
   routes?: (app: Express) => void;
-}
-
-/** "admitted job … to exports.fast: 3 of 5 active before it (counter gate)": the line each admission logs. */
-export function describeAdmission(admission: Admission): string {
-  const client =
-    admission.clientActiveBefore === undefined
-      ? ''
-      : `, client ${admission.clientId} had ${admission.clientActiveBefore}`;
-  const retried = admission.attempts > 1 ? `, after ${admission.attempts - 1} lock-wait retries` : '';
-  return `admitted job ${admission.jobId} to ${admission.queueName}: ${admission.activeBefore} of ${admission.limit} active before it (${admission.design} gate${client}${retried})`;
-}
-
-/**
- * A database that does not answer, on ANY route, is a 503 with Retry-After. admitExport says so
- * for the submission's transaction; this covers the rest: the read of the row after the COMMIT
- * (the job is saved, but the answer cannot be built), GET /exports/:id, /backlog, a cancel. The
- * soak found the gap: with the database crashed between a COMMIT and that read, a submission
- * was answered 500 (docs/soak.md).
- */
-export function unreachableAs503(retryAfterSeconds: number): ErrorTranslator {
-  return (err) => {
-    const reason = databaseDownReason(err);
-    return reason ? new DatabaseUnreachableError(reason, retryAfterSeconds, err, MAYBE_APPLIED) : undefined;
-  };
 }
 
 export function createApp(options: AppOptions): Express {

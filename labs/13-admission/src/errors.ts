@@ -2,7 +2,8 @@
 // (lesson 01's one error class), so the one error middleware turns it into JSON with its
 // status and headers; none of them creates a job: each is thrown inside the admission's
 // transaction, which rolls back, or before it starts.
-import { AppError } from '@tasks-lab/01-state-machine';
+import { AppError, type ErrorTranslator } from '@tasks-lab/01-state-machine';
+import { databaseDownReason } from '@tasks-lab/11-mysql-leases';
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
 
@@ -89,4 +90,18 @@ export class InvalidClientIdError extends AppError {
   constructor() {
     super('invalid-client-id', 'A Client-Id is 1 to 64 letters, digits, ".", "_" or "-"', 400);
   }
+}
+
+/**
+ * A database that does not answer, on ANY route, is a 503 with Retry-After. admitExport says so
+ * for the submission's transaction; this covers the rest: the read of the row after the COMMIT
+ * (the job is saved, but the answer cannot be built), GET /exports/:id, /backlog, a cancel. The
+ * soak found the gap: with the database crashed between a COMMIT and that read, a submission
+ * was answered 500 (docs/soak.md).
+ */
+export function unreachableAs503(retryAfterSeconds: number): ErrorTranslator {
+  return (err) => {
+    const reason = databaseDownReason(err);
+    return reason ? new DatabaseUnreachableError(reason, retryAfterSeconds, err, MAYBE_APPLIED) : undefined;
+  };
 }

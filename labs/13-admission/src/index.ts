@@ -77,6 +77,8 @@ export {
   type AdmitOptions,
   type AdmitResult,
   admitExport,
+  CLIENT_ID_HEADER,
+  describeAdmission,
 } from './admission.ts';
 export {
   CapacityExceededError,
@@ -84,6 +86,7 @@ export {
   AdmissionBusyError,
   DatabaseUnreachableError,
   InvalidClientIdError,
+  unreachableAs503,
 } from './errors.ts';
 export {
   type StatusBacklog,
@@ -97,5 +100,5 @@ export {
 // Where the wake-ups go, the workers, the API.
 export { exportsAddress, routeNamed, scratchQueuePrefix } from './queue.ts';
 export { type StartRouteWorkerOptions, startRouteWorker, logDeliveries } from './worker.ts';
-export { CLIENT_ID_HEADER, type AppOptions, describeAdmission, createApp, unreachableAs503 } from './app.ts';
+export { type AppOptions, createApp } from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer, type ServerProcessSettings, runServerProcess } from './server.ts';

@@ -6,9 +6,8 @@
 //   CLIENT_QUOTA=2 pnpm start                   at most 2 active jobs per Client-Id (429 above)
 //   ADMISSION_GATE=count pnpm start             the course's lock-and-count gate
 import type { Express } from 'express';
-import { runMain, type HttpTimeouts } from '@tasks-lab/lab-kit';
-import { runApiProcess } from '@tasks-lab/11-mysql-leases';
-import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
+import { runMain } from '@tasks-lab/lab-kit';
+import { runApiProcess, serverOf } from '@tasks-lab/11-mysql-leases';
 import { openApiServices, publishNudge, SHUTDOWN_GRACE_MS, type ApiServices } from '@tasks-lab/12-outbox';
 import { createApp, type AppOptions } from './app.ts';
 import {
@@ -21,16 +20,8 @@ import {
 
 export { SHUTDOWN_GRACE_MS };
 
-/** Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the Redis client. */
-export function startServer(
-  port: number,
-  options: AppOptions,
-  app: Express = createApp(options),
-  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
-  timeouts: Partial<HttpTimeouts> = {},
-): Promise<RunningServer> {
-  return listen(app, port, timeouts);
-}
+/** Serves lesson 13's app (lesson 11's serverOf); the caller owns the services. */
+export const startServer = serverOf(createApp);
 
 export interface ServerProcessSettings<O extends AdmissionOptionValues> {
   /** Whose migrations to apply at start-up (lesson 14 passes its own). */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Redis } from 'ioredis';
 import { describeHostileInputBattery } from '@tasks-lab/01-state-machine/hostile-input';
 import { openNudgeClient, publishNudge } from '@tasks-lab/12-outbox';
-import { describeAdmission } from '../src/app.ts';
+import { describeAdmission } from '../src/admission.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { nudgeChannel } from '../src/options.ts';
 import { startServer } from '../src/server.ts';

@@ -78,9 +78,9 @@ export {
   type RunningFastWorker,
   startFastWorker,
   logFastWork,
-} from './worker.ts';
+} from './fast-worker.ts';
 export {
-  type AppOptions,
+  type ScheduleSlotRouteOptions,
   scheduleSlotRequestSchema,
   type ScheduleSlotRequest,
   type ScheduleSlotResponse,
@@ -88,6 +88,7 @@ export {
   SlotKeyOrTimeError,
   slotKeyOf,
   describeSchedule,
-  createApp,
-} from './app.ts';
+  mountScheduleSlotRoute,
+} from './schedule-slot-route.ts';
+export { type AppOptions, createApp } from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer } from './server.ts';

@@ -7,26 +7,17 @@
 //
 // The periodic signal is not registered here: `pnpm schedule` does it (one Job Scheduler,
 // upserted by id), and the fast worker handles its runs.
-import type { Express } from 'express';
-import { runMain, type HttpTimeouts } from '@tasks-lab/lab-kit';
-import { listen, type RunningServer } from '@tasks-lab/01-state-machine';
+import { runMain } from '@tasks-lab/lab-kit';
+import { serverOf } from '@tasks-lab/11-mysql-leases';
 import { SHUTDOWN_GRACE_MS } from '@tasks-lab/12-outbox';
 import { runServerProcess } from '@tasks-lab/13-admission';
-import { createApp, type AppOptions } from './app.ts';
+import { createApp } from './app.ts';
 import { describeTimings, LAB, readScheduleOptions, SERVER_PROCESS_OPTIONS } from './options.ts';
 
 export { SHUTDOWN_GRACE_MS };
 
-/** Serves the app on 127.0.0.1:`port` (0: a free port). The caller owns the pool and the Redis client. */
-export function startServer(
-  port: number,
-  options: AppOptions,
-  app: Express = createApp(options),
-  /** Lesson 01's request and header timeouts (a JSON 408 when one fires). @defaultValue from the environment (HTTP_REQUEST_TIMEOUT_MS, ...), else 10 s and 5 s */
-  timeouts: Partial<HttpTimeouts> = {},
-): Promise<RunningServer> {
-  return listen(app, port, timeouts);
-}
+/** Serves lesson 14's app (lesson 11's serverOf); the caller owns the services. */
+export const startServer = serverOf(createApp);
 
 async function main(): Promise<void> {
   const settings = SERVER_PROCESS_OPTIONS.read();

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { describeHostileInputBattery } from '@tasks-lab/01-state-machine/hostile-input';
 import { openNudgeClient, publishNudge } from '@tasks-lab/12-outbox';
 import { describeAdmission } from '@tasks-lab/13-admission';
-import { describeSchedule } from '../src/app.ts';
+import { describeSchedule } from '../src/schedule-slot-route.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import { nudgeChannel } from '../src/options.ts';
 import { startServer } from '../src/server.ts';

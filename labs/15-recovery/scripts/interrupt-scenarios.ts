@@ -226,7 +226,7 @@ async function eventsOf(pool: Pool, jobId: string): Promise<OutboxEvent[]> {
 const filesIn = (dir: string) => readdir(dir).catch(() => [] as string[]);
 
 // ---------------------------------------------------------------------------------
-// Reading the workers' lines (src/worker.ts's describeClaim and describeDelivery)
+// Reading the workers' lines (src/recovery-worker.ts's describeClaim and describeDelivery)
 
 export interface ClaimLine {
   queue: string;

@@ -3,7 +3,7 @@
 //   1. claimOrWait   (src/claim.ts) the claim WAITS for a locked row (one lock wait) instead of
 //                    skipping it: a row locked by the publisher's confirmation is not "nothing
 //                    to claim" (the lost wake-up). 'busy' (still locked after the wait): nothing
-//                    was decided, and the worker puts the delivery back (src/worker.ts).
+//                    was decided, and the worker puts the delivery back (src/recovery-worker.ts).
 //   2. write         the artifact in chunks of EXPORT_CHUNK_ROWS (src/export-chunks.ts), asking
 //                    canContinue (src/can-continue.ts: the lease is ours, nobody asked to cancel)
 //                    and the abort signal before EACH chunk; a stop leaves no artifact.

@@ -145,18 +145,18 @@ export {
   type StartRecoveryWorkerOptions,
   type RunningRecoveryWorker,
   startRecoveryWorker,
-  type RecoveryWorkerVariant,
-  runRecoveryWorker,
   describeClaim,
   describeDelivery,
-} from './worker.ts';
+} from './recovery-worker.ts';
+export { type RecoveryWorkerVariant, runRecoveryWorker } from './worker.ts';
 export {
-  type AppOptions,
+  type RecoveryRouteOptions,
   type CancelResponse,
   type ReplayResponse,
   JobTerminalError,
   describeCancel,
   describeReplay,
-  createApp,
-} from './app.ts';
+  mountRecoveryRoutes,
+} from './recovery-routes.ts';
+export { type AppOptions, createApp } from './app.ts';
 export { SHUTDOWN_GRACE_MS, startServer } from './server.ts';

@@ -53,6 +53,7 @@ export * from './latency.ts';
 export * from './alerts.ts';
 export * from './housekeeping.ts';
 export * from './terminal-check.ts';
+export { type MonitoringRouteOptions, mountMonitoringRoutes } from './monitoring-routes.ts';
 export { createApp, logAccepted, type AppOptions } from './app.ts';
 export { startServer, SHUTDOWN_GRACE_MS } from './server.ts';
 

@@ -299,6 +299,39 @@ export function sharedShare(before: string, after: string): number {
   return lines.length === 0 ? 1 : lines.filter((l) => had.has(l)).length / lines.length;
 }
 
+/**
+ * A file's block of import statements as one line naming the modules it imports from: which
+ * names come from where is plumbing the reader does not need to follow the lesson (the file
+ * itself, and `--full`, have them). Everything else is kept as it is.
+ */
+export function collapseImports(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let modules: string[] = [];
+  let count = 0;
+  const flush = () => {
+    if (count === 0) return;
+    const prefix = `import … (${count} lines) from `;
+    const [first = '', ...rest] = wrapList(modules, ' '.repeat(prefix.length));
+    out.push(`${prefix}${first.trimStart()}`, ...rest);
+    modules = [];
+    count = 0;
+  };
+  let inside = false;
+  for (const line of lines) {
+    if (!inside && !/^import[\s{'"]/.test(line)) {
+      flush();
+      out.push(line);
+      continue;
+    }
+    count++;
+    const from = /(?:from\s+|^import\s+)['"]([^'"]+)['"]/.exec(line);
+    if (from && !modules.includes(from[1] ?? '')) modules.push(from[1] ?? '');
+    inside = !line.trimEnd().endsWith(';');
+  }
+  flush();
+  return out;
+}
+
 /** Below this share a changed file is shown as the new file alone (see sharedShare). */
 const MOSTLY_NEW = 0.5;
 
@@ -310,15 +343,16 @@ export function renderDiff(from: Lab, to: Lab, options: { full?: boolean; color?
   const changeOf = (file: string) => {
     const text = read(to.dir, file);
     const share = sharedShare(read(from.dir, file), text);
-    const body = text.trimEnd().split('\n');
+    const lines = text.trimEnd().split('\n');
     if (options.full) return diffOf(file);
+    const body = collapseImports(lines);
     if (share >= MOSTLY_NEW) {
       // A diff of a short file can be longer than the file: then the file is the shorter read.
       const diff = diffOf(file);
       if (diff.split('\n').length < body.length + 1) return diff;
     }
     return [
-      `=== ${file}, lesson ${to.lesson.number}'s (${body.length} lines; ${Math.round(share * 100)} % of them also in lesson ${from.lesson.number}'s file, which stays in its lab):`,
+      `=== ${file}, lesson ${to.lesson.number}'s (${lines.length} lines; ${Math.round(share * 100)} % of them also in lesson ${from.lesson.number}'s file, which stays in its lab):`,
       ...body.map((line) => (line === '' ? '' : `  ${line}`)),
     ].join('\n');
   };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  collapseImports,
   compareLabs,
   exportedNames,
   exportsByModule,
@@ -125,6 +126,28 @@ describe('reading a lesson', () => {
     expect(text).not.toContain('-export const lessonTenOption0');
     expect(text).toContain('+export const x = 4;');
     expect(renderDiff(before, after, { full: true })).toContain('-export const lessonTenOption0');
+  });
+
+  it('When a printed file starts with its imports, Then they read as one line naming the modules, and the code is kept', () => {
+    const file = [
+      '// the header',
+      "import type { Job } from 'bullmq';",
+      'import {',
+      '  a,',
+      '  b,',
+      "} from '@tasks-lab/13-admission';",
+      "import './side-effect.ts';",
+      "import { c } from '@tasks-lab/13-admission';",
+      '',
+      "export const imported = 'import { x } from nowhere';",
+    ];
+    expect(collapseImports(file)).toEqual([
+      '// the header',
+      'import … (7 lines) from bullmq, @tasks-lab/13-admission, ./side-effect.ts',
+      '',
+      "export const imported = 'import { x } from nowhere';",
+    ]);
+    expect(collapseImports(['export const x = 1;'])).toEqual(['export const x = 1;']);
   });
 
   it('When a test file changes, Then the tests the new lesson adds are listed by name', () => {

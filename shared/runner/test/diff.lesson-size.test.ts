@@ -1,21 +1,23 @@
 // `pnpm lab diff N-1 N` is how an instructor reads lessons 11 to 16: its default output must read
-// as the lesson, not as the labs' re-wiring. The target is about 500 lines per pair; the labs are
-// not there yet, so each pair has a ceiling at its size today, lowered whenever a lab's wiring
-// shrinks: a change that makes a lesson's reading longer fails here and has to say why.
+// as the lesson, not as the labs' re-wiring. The target is about 500 lines per pair. Each pair
+// has a ceiling a little above its size today, so a change that makes a lesson's reading longer
+// fails here and has to say why. 11->12 is the one pair above 500: what is left there is lesson
+// 12's own rewrite of `pnpm submit` (it now prints the job's outbox event and nudges the
+// publisher) and its options (the publisher's six), not re-wiring.
 import { describe, expect, it } from 'vitest';
 import { renderDiff } from '../src/diff.ts';
 import { findLab, type Lab } from '../src/labs.ts';
 import { findLesson } from '../src/lessons.ts';
 
-/** The target of the lab layout, and each pair's ceiling today (its default output, in lines). */
+/** The target of the lab layout, and each pair's ceiling (its default output, in lines). */
 const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
-  '10->11': 650,
-  '11->12': 610,
-  '12->13': 600,
-  '13->14': 645,
-  '14->15': 715,
-  '15->16': 590,
+  '10->11': 485,
+  '11->12': 535,
+  '12->13': 510,
+  '13->14': 360,
+  '14->15': 385,
+  '15->16': 485,
 };
 
 const labOf = (number: string): Lab => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/scratch-databases.ts';
 import { EXPIRE_LEASE } from '../src/job-queries.ts';
 import { claim, readJob, requeueExpiredLease, submitSnapshot, type JobRow } from '../src/leases.ts';
-import { ASK_FOR_WORKER, describeUnfinished } from '../src/submit.ts';
+import { ASK_FOR_WORKER, describeUnfinished } from '../src/submit-cli.ts';
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {
