@@ -124,11 +124,45 @@ export interface Delivery {
   bullJobId: string;
   claimed: boolean;
   published: boolean;
+  /** A delivery that claimed nothing: the claim's conditions on the row, read right after it (see CLAIM_CONDITIONS). */
+  rowAfterMiss?: string;
+}
+
+/**
+ * Lesson 11's claim conditions on one row, read without a lock (a diagnostic, never a decision):
+ * after a delivery that claimed nothing, it tells a refusal by the row's state (already run, not
+ * due, past its deadline) from a row that met every condition and was skipped because another
+ * transaction held its lock (SKIP LOCKED). Rows returned: 0 or 1. Parameters: [maxAttempts, jobId].
+ */
+const CLAIM_CONDITIONS = `
+  SELECT status, attempts, attempts < ? AS attempts_left, cancel_requested,
+         deadline_at > NOW(6) AS before_deadline, next_attempt_at <= NOW(6) AS due
+  FROM export_jobs
+  WHERE id = ?`;
+
+/** "queued, attempts 0: every condition held (the row was locked by another transaction)" or the ones that did not. */
+async function claimConditions(pool: Pool, jobId: string, maxAttempts: number): Promise<string> {
+  const [rows] = await pool.query<RowDataPacket[]>(CLAIM_CONDITIONS, [maxAttempts, jobId]);
+  const row = rows[0];
+  if (!row) return 'no such row';
+  const failed = [
+    row.status !== 'queued' && 'not queued',
+    !row.attempts_left && 'no attempts left',
+    Boolean(row.cancel_requested) && 'cancel requested',
+    !row.before_deadline && 'past its deadline',
+    !row.due && 'next attempt not due',
+  ].filter((reason): reason is string => typeof reason === 'string');
+  const state = `${row.status}, attempts ${row.attempts}`;
+  return failed.length === 0
+    ? `${state}: every condition held (so the row was locked by another transaction)`
+    : `${state}: ${failed.join(', ')}`;
 }
 
 /** What a counting worker saw: every completed delivery, and what each delivery that threw said. */
 interface Seen {
   deliveries: Delivery[];
+  /** Resolves once every miss's row has been read (call it before reading the deliveries). */
+  settled(): Promise<unknown>;
   /** A delivery that threw is not a completed one; a drill whose job stays queued after one completed delivery must show whether another claimed and failed. */
   failures: string[];
 }
@@ -139,6 +173,8 @@ async function startCountingWorker(
   artifactsDir: string,
   options: {
     database: string;
+    /** Where a miss's row is read (the drill's pool). */
+    pool: Pool;
     queueName: string;
     timings: OutboxOptionValues;
     parts: FaultParts;
@@ -164,10 +200,23 @@ async function startCountingWorker(
     }),
     (w) => w.close(),
   );
-  const seen: Seen = { deliveries: [], failures: [] };
-  worker.worker.on('completed', (job, outcome) =>
-    seen.deliveries.push({ bullJobId: String(job.id), claimed: outcome.claimed, published: outcome.published }),
-  );
+  const reads: Promise<void>[] = [];
+  const seen: Seen = { deliveries: [], failures: [], settled: () => Promise.all(reads) };
+  worker.worker.on('completed', (job, outcome) => {
+    const delivery: Delivery = { bullJobId: String(job.id), claimed: outcome.claimed, published: outcome.published };
+    seen.deliveries.push(delivery);
+    if (outcome.claimed) return;
+    reads.push(
+      claimConditions(options.pool, outcome.job_id, options.timings.maxAttempts).then(
+        (text) => {
+          delivery.rowAfterMiss = text;
+        },
+        (err: unknown) => {
+          delivery.rowAfterMiss = `row not read: ${errorMessage(err).slice(0, 80)}`;
+        },
+      ),
+    );
+  });
   worker.worker.on('failed', (_job, err) => seen.failures.push(errorMessage(err).slice(0, 100)));
   return seen;
 }
@@ -244,8 +293,9 @@ export function brokerDown(setup: FaultSetup): (signal: AbortSignal) => Promise<
       const redis = res.add(await startPrivateRedis(), (r) => r.close());
       const queueName = `exports-drill-${randomBytes(4).toString('hex')}`;
       const pool = res.add(await openJobsDatabase({ database, settings: timings }), (p) => p.end());
-      const { deliveries, failures } = await startCountingWorker(res, await artifactFolder(res), {
+      const { deliveries, failures, settled } = await startCountingWorker(res, await artifactFolder(res), {
         database,
+        pool,
         queueName,
         timings,
         parts,
@@ -309,6 +359,7 @@ export function brokerDown(setup: FaultSetup): (signal: AbortSignal) => Promise<
         ? await readJob(pool, jobId)
         : await waitForTerminalRow(pool, jobId, finishWithinMs(timings), signal);
       const after = await readJobAndEvents(pool, jobId);
+      await settled();
       return {
         timings: describeTimings(timings),
         boundMs,
@@ -331,7 +382,9 @@ export function brokerDown(setup: FaultSetup): (signal: AbortSignal) => Promise<
           resultRef: final?.resultRef ?? null,
           deliveries: deliveries.length,
           deliveryOutcomes: deliveries.map(
-            (d) => `${d.claimed ? 'claimed' : 'not claimed'}${d.published ? ', published' : ''}`,
+            (d) =>
+              `${d.claimed ? 'claimed' : 'not claimed'}${d.published ? ', published' : ''}` +
+              (d.rowAfterMiss ? ` (row then: ${d.rowAfterMiss})` : ''),
           ),
           failedDeliveries: [...failures],
         },
@@ -406,7 +459,13 @@ export function lostConfirmation(
         },
       );
       const artifactsDir = await artifactFolder(res);
-      const { deliveries } = await startCountingWorker(res, artifactsDir, { database, queueName, timings, parts });
+      const { deliveries } = await startCountingWorker(res, artifactsDir, {
+        database,
+        pool,
+        queueName,
+        timings,
+        parts,
+      });
 
       const submitted = await submitWithEvent(pool, [2], { queueName, deadlineMs: timings.deadlineMs });
       const env = { ...OUTBOX_OPTIONS.toEnv(timings), ...PUBLISHER_PROCESS_OPTIONS.toEnv({ database }) };
