@@ -10,7 +10,7 @@
 //                       Redis: a wake-up BullMQ forgot changes nothing a user sees.
 // While the database does not answer, both answer 500 database-unavailable and log one line
 // per request (databaseDownAs500); lesson 13 turns that into a 503 with Retry-After.
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Pool } from 'mysql2/promise';
 import {
   AppError,
@@ -118,6 +118,12 @@ export interface AppOptions {
   ) => Promise<{ jobId: string; created: boolean }>;
   /** Routes a later lesson adds (lesson 13's GET /backlog), mounted before the 404 handler. */
   routes?: (app: Express) => void;
+  /**
+   * A step of POST /exports that runs after the content type is checked and before the body is
+   * read: lesson 13's early refusal answers a full service here, before any parsing or
+   * transaction. @defaultValue none
+   */
+  beforeBody?: RequestHandler;
   /** How long a new job has before its deadline. @defaultValue submitSnapshot's (the course's 10 minutes) */
   deadlineMs?: number;
   log?: (line: string) => void;
@@ -134,10 +140,11 @@ export function createApp(options: AppOptions): Express {
   const log = options.log ?? console.error;
   const app = express();
   app.disable('x-powered-by');
+  const beforeBody = options.beforeBody ? [options.beforeBody] : [];
 
   app
     .route('/exports')
-    .post(requireJson, parseJsonBody, async (req, res) => {
+    .post(requireJson, ...beforeBody, parseJsonBody, async (req, res) => {
       const request = parseExportRequest(req.body);
       const idempotencyKey = idempotencyKeyOf(req);
       // Returns only after the COMMIT: the row exists before anyone hears about it.

@@ -10,7 +10,7 @@
 //
 // The Idempotency-Key, the response shape and the error middleware are lesson 11's and
 // lesson 01's, imported, not restated.
-import type { Express, Request } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import type { Pool } from 'mysql2/promise';
 import type { ErrorTranslator } from '@tasks-lab/01-state-machine';
 import { createApp as createLeaseApp } from '@tasks-lab/11-mysql-leases';
@@ -30,6 +30,8 @@ export interface AppOptions {
   ) => Promise<SubmitWithEventResult>;
   /** Routes a later lesson adds (lesson 13's GET /backlog), before the 404 handler. */
   routes?: (app: Express) => void;
+  /** Lesson 11's step before the body is read (lesson 13's early refusal). @defaultValue none */
+  beforeBody?: RequestHandler;
   /** The BullMQ queue each new event will wake a worker on. @defaultValue submitWithEvent's ('exports') */
   queueName?: string;
   /** How long a new job has before its deadline. @defaultValue submitWithEvent's (the course's 10 minutes) */
@@ -54,6 +56,7 @@ export function createApp(options: AppOptions): Express {
     submit: (pool, productIds, submitOptions, req) =>
       submit(pool, productIds, { ...submitOptions, queueName: options.queueName }, req),
     routes: options.routes,
+    beforeBody: options.beforeBody,
     translateError: options.translateError,
     wake: () => options.nudge(),
     // The event is committed: the publisher's polling sends it. Only the latency suffers.

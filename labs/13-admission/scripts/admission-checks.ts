@@ -1,17 +1,23 @@
 // Lesson 13's admission checks: a burst of concurrent POSTs against a small limit, run
-// once per gate design and judged by the same three checks (the count the client sees,
-// what the gate read under its lock, the rows the refusals left); the per-client quota,
-// on and off; and the gate held by another session (a lock-wait timeout is retried, and
-// when every retry fails the answer is a 503 that created nothing, never a 500).
+// once per form (the course's gate, the lab's gate, the lab's gate behind the early refusal)
+// and judged by the same three checks (the count the client sees, what the gate read under
+// its lock, the rows the refusals left); the per-client quota, on and off; the gate held by
+// another session (a lock-wait timeout is retried, and when every retry fails the answer is
+// a 503 that created nothing, never a 500); and a full service with the gate held, refused
+// early (at once) or under the lock (only after the lock waits).
 // buildAdmissionChecks(deps) builds them without starting anything; deps swap in a broken
 // admission for the can-fail tests.
 import { defineCheck, fail, outcome, pass, sharedScenario, SECOND, type Check } from '@tasks-lab/lab-kit';
-import { readShortAdmissionOptions, type AdmissionOptionValues, type GateDesign } from '../src/options.ts';
+import { readShortAdmissionOptions, type AdmissionOptionValues } from '../src/options.ts';
 import {
   BURST,
   burst,
   clientQuota,
   EXHAUSTED_RETRIES,
+  FULL,
+  fullServiceWhileGateHeld,
+  type AdmissionForm,
+  type FullServiceEvidence,
   lockWaitExhausted,
   lockWaitRetried,
   QUOTA,
@@ -68,7 +74,10 @@ const unexpected = (log: readonly string[]) =>
         .join(' | ')}`;
 
 // ---------------------------------------------------------------------------------
-// The burst's judges: the same three for each gate design.
+// The burst's judges: the same three for each form.
+
+/** "counter gate, early refusal on". */
+const formOf = (e: AdmissionForm) => `${e.design} gate, early refusal ${e.earlyRefusal}`;
 
 function admitsExactlyLimit(e: BurstEvidence) {
   const accepted = withStatus(e.answers, 202);
@@ -76,7 +85,7 @@ function admitsExactlyLimit(e: BurstEvidence) {
   const wrong = refused.filter((a) => !refusedAs(a, 503, 'capacity-exceeded', e.rules.retryAfterSeconds));
   const seen =
     `limit ${e.rules.admissionLimit}, ${e.answers.length} POSTs at once: ${tally(e.answers.map((a) => a.status))} in ${seconds(e.ms)}; ` +
-    `${describeRefusals(refused, 503)} (${e.design} gate)${unexpected(e.otherLog)}`;
+    `${describeRefusals(refused, 503)} (${formOf(e)})${unexpected(e.otherLog)}`;
   const expectedRefusals = e.answers.length - e.rules.admissionLimit;
   return outcome(
     accepted.length === e.rules.admissionLimit && refused.length === expectedRefusals && wrong.length === 0,
@@ -109,7 +118,7 @@ function readsUnderLock(e: BurstEvidence) {
   if (e.sampled.samples === 0)
     problems.push(`the sampler got no count (${e.sampled.errors.join(' | ') || 'no error'})`);
   const seen =
-    `${e.readings.length} admissions logged, activeBefore ${before.join(',') || 'none'} of limit ${limit} (${e.design} gate); ` +
+    `${e.readings.length} admissions logged, activeBefore ${before.join(',') || 'none'} of limit ${limit} (${formOf(e)}); ` +
     `another session saw at most ${e.sampled.max} queued+running in ${e.sampled.samples} samples during the burst`;
   return problems.length === 0 ? pass(seen) : fail(`${problems.join('; ')} — ${seen}`);
 }
@@ -134,37 +143,50 @@ function refusalsLeaveNothing(e: BurstEvidence) {
     `${accepted.length - a.acceptedButMissing.length} of ${accepted.length} 202s name a job that exists with its event` +
     (a.acceptedButMissing.length > 0 ? ` (MISSING: ${a.acceptedButMissing.slice(0, 3).map(short).join(', ')})` : '') +
     (distinct !== accepted.length ? `, but only ${distinct} distinct job ids` : '') +
-    ` (${e.design} gate)`;
+    ` (${formOf(e)})`;
   return outcome(ok, seen);
 }
 
-const DESIGN_WORDS: Record<GateDesign, string> = {
-  count: "the course's gate (lock, COUNT the active jobs, insert)",
-  counter: "the lab's gate (insert, then lock and read the counter)",
-};
+/** The three forms the burst runs in, each with its words and the suffix of its check ids. */
+const FORMS: readonly { form: AdmissionForm; words: string; suffix: string }[] = [
+  {
+    form: { design: 'count', earlyRefusal: 'off' },
+    words: "the course's gate (lock, COUNT the active jobs, insert; every refusal under the lock)",
+    suffix: 'count-gate',
+  },
+  {
+    form: { design: 'counter', earlyRefusal: 'off' },
+    words: "the lab's gate (insert, then lock and read the counter)",
+    suffix: 'counter-gate',
+  },
+  {
+    form: { design: 'counter', earlyRefusal: 'on' },
+    words: "the lab's gate behind the early refusal (a full service refused before the lock)",
+    suffix: 'counter-gate-early-refusal',
+  },
+];
 
-function burstChecks(ctx: AdmissionContext, design: GateDesign): Check[] {
-  const run = sharedScenario(burst(ctx, design));
+function burstChecks(ctx: AdmissionContext, { form, words, suffix }: (typeof FORMS)[number]): Check[] {
+  const run = sharedScenario(burst(ctx, form));
   const timeoutMs = 45 * SECOND;
-  const words = DESIGN_WORDS[design];
   return [
     defineCheck({
-      id: `burst-admits-exactly-limit-${design}-gate`,
+      id: `burst-admits-exactly-limit-${suffix}`,
       name: `${BURST.requests} concurrent POSTs against a limit of ${BURST.limit}, ${words}: exactly ${BURST.limit} answered 202, every other one 503 capacity-exceeded with Retry-After`,
       timeoutMs,
       scenario: run,
       judge: admitsExactlyLimit,
     }),
     defineCheck({
-      id: `burst-gate-reads-under-lock-${design}-gate`,
-      name: `In that burst (${design} gate), each admission read a different number of active jobs under the gate's lock (0 to ${BURST.limit - 1}), and no other session ever saw more than ${BURST.limit} queued or running`,
+      id: `burst-gate-reads-under-lock-${suffix}`,
+      name: `In that burst (${formOf(form)}), each admission read a different number of active jobs under the gate's lock (0 to ${BURST.limit - 1}), and no other session ever saw more than ${BURST.limit} queued or running`,
       timeoutMs,
       scenario: run,
       judge: readsUnderLock,
     }),
     defineCheck({
-      id: `burst-refusals-leave-nothing-${design}-gate`,
-      name: `In that burst (${design} gate), the refusals left no row: ${BURST.limit} jobs and ${BURST.limit} events, no orphans, the gate counter equals the active jobs, and every 202 names a job that exists`,
+      id: `burst-refusals-leave-nothing-${suffix}`,
+      name: `In that burst (${formOf(form)}), the refusals left no row: ${BURST.limit} jobs and ${BURST.limit} events, no orphans, the gate counter equals the active jobs, and every 202 names a job that exists`,
       timeoutMs,
       scenario: run,
       judge: refusalsLeaveNothing,
@@ -195,10 +217,10 @@ export function buildAdmissionChecks(deps: AdmissionCheckDeps = {}): Check[] {
   // A lock wait of its own per attempt, the hold, and the databases: a few lock waits plus slack.
   const lockWaitTimeoutMs = 30 * SECOND + 4 * timings.lockWaitSeconds * SECOND;
 
-  // The course's design first: the lab's is measured against it. Both, by the same judges.
-  const designs: readonly GateDesign[] = ['count', 'counter'];
+  // The course's form first: the lab's are measured against it. All three, by the same judges.
   return [
-    ...designs.flatMap((design) => burstChecks(ctx, design)),
+    ...FORMS.flatMap((form) => burstChecks(ctx, form)),
+    ...fullServiceChecks(ctx),
     defineCheck({
       id: 'client-quota-answers-429',
       name: `With a client quota of ${QUOTA.quota}, a client sending ${QUOTA.aliceSends} at once gets ${QUOTA.quota} × 202 and the rest 429 client-quota-exceeded with Retry-After; another client still gets 202`,
@@ -269,6 +291,54 @@ export function buildAdmissionChecks(deps: AdmissionCheckDeps = {}): Check[] {
           `${describeLockWait(e)}; jobs ${e.before.jobs} -> ${e.after.jobs}, events ${e.before.events} -> ${e.after.events}${unexpected(e.otherLog.filter((l) => !l.startsWith('503 admission-busy')))}`,
         );
       },
+    }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------
+// A full service with the gate held: refused early, or only under the lock.
+
+function describeFullService(e: FullServiceEvidence): string {
+  const a = e.answer;
+  const filled = e.filling ? `${e.filling.status}${e.filling.jobId ? ` (job ${short(e.filling.jobId)})` : ''}` : 'none';
+  const answered = `${a.status} ${a.error ?? ''}${a.retryAfter ? ` with Retry-After ${a.retryAfter}` : ' without Retry-After'}`;
+  return (
+    `limit ${e.rules.admissionLimit}, filled by one POST (${filled}); early refusal ${e.earlyRefusal}; another session held the gate ` +
+    `${seconds(e.heldMs)} (lock wait ${e.lockWaitSeconds} s, ${plural(e.rules.admissionRetries, 'retry', 'retries')}): the next POST answered ${answered} ` +
+    `after ${seconds(a.ms)}, ${plural(e.retryLines.length, 'retry line', 'retry lines')} logged; jobs ${e.before.jobs} before, ${e.after.jobs} after${unexpected(e.otherLog)}`
+  );
+}
+
+function fullServiceChecks(ctx: AdmissionContext): Check[] {
+  const timeoutMs = 30 * SECOND + 4 * ctx.timings.lockWaitSeconds * SECOND;
+  const filledAndNothingCreated = (e: FullServiceEvidence) =>
+    e.filling?.status === 202 && e.before.jobs === 1 && e.after.jobs === e.before.jobs;
+  return [
+    defineCheck({
+      id: 'full-service-refused-before-the-lock',
+      name: `A full service (limit ${FULL.limit}, its place taken) answers the next POST 503 capacity-exceeded with Retry-After while another session holds the gate's lock: refused early, it never waits for the lock, retries nothing and creates nothing`,
+      timeoutMs,
+      scenario: fullServiceWhileGateHeld(ctx, 'on'),
+      judge: (e) =>
+        outcome(
+          filledAndNothingCreated(e) &&
+            refusedAs(e.answer, 503, 'capacity-exceeded', e.rules.retryAfterSeconds) &&
+            e.retryLines.length === 0,
+          describeFullService(e),
+        ),
+    }),
+    defineCheck({
+      id: 'course-refusal-waits-for-the-lock',
+      name: `With the early refusal off (the course's refusal), the same POST must wait for the gate's lock to learn that the service is full: held through every retry, it ends as 503 admission-busy after ${EXHAUSTED_RETRIES + 1} lock waits, creating nothing`,
+      timeoutMs,
+      scenario: fullServiceWhileGateHeld(ctx, 'off'),
+      judge: (e) =>
+        outcome(
+          filledAndNothingCreated(e) &&
+            refusedAs(e.answer, 503, 'admission-busy', e.rules.retryAfterSeconds) &&
+            e.retryLines.length === EXHAUSTED_RETRIES,
+          describeFullService(e),
+        ),
     }),
   ];
 }

@@ -2,26 +2,28 @@
 // (startServer, the real admitExport) on a fresh database of its own, sends real HTTP
 // requests with fetch, and gathers evidence: the answers, what the gate read under its
 // lock (onAdmission), what another session saw meanwhile, and the rows left afterwards.
-// The checks (admission-checks.ts) judge it. The one part a check may break is the
-// admission itself (AdmissionParts), so the can-fail tests run the same experiment with
-// a broken one.
+// The checks (admission-checks.ts) judge it. The parts a check may break are the admission
+// itself and the early refusal before it (AdmissionParts), so the can-fail tests run the
+// same experiment with a broken one.
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { errorMessage, sleep, waitFor, withResources, type Resources } from '@tasks-lab/lab-kit';
 import { COUNT_JOB_AND_EVENTS } from '@tasks-lab/12-outbox';
 import { admitExport, COURSE_RULES, type Admission, type AdmissionRules } from '../src/admission.ts';
 import { COUNT_ORPHANS, LOCK_GATE } from '../src/admission-queries.ts';
 import { CLIENT_ID_HEADER } from '../src/admission.ts';
+import { refuseEarlyWhenFull } from '../src/early-refusal.ts';
 import { freshDatabase, openJobsDatabase } from '../src/database.ts';
 import { countActiveJobs, readGateCounter } from '../src/gate.ts';
 import type { AdmissionOptionValues, GateDesign } from '../src/options.ts';
 import { startServer } from '../src/server.ts';
 
-/** The part a check may break: how a submission is admitted (the app's `admit` option). */
+/** The parts a check may break: how a submission is admitted, and how a full service is refused before it (the app's `admit` and `refuseEarly`). */
 export interface AdmissionParts {
   admit: typeof admitExport;
+  refuseEarly: typeof refuseEarlyWhenFull;
 }
 
-export const REAL_ADMISSION_PARTS: AdmissionParts = { admit: admitExport };
+export const REAL_ADMISSION_PARTS: AdmissionParts = { admit: admitExport, refuseEarly: refuseEarlyWhenFull };
 
 export interface AdmissionContext {
   parts: AdmissionParts;
@@ -104,6 +106,7 @@ async function startApi(
     nudge: async () => 0,
     rules,
     admit: ctx.parts.admit,
+    refuseEarly: ctx.parts.refuseEarly,
     onAdmission: (admission) => admissions.push(admission),
     log: (line) => log.push(line),
   });
@@ -192,8 +195,18 @@ const BURST_CONNECTIONS = 20;
 /** How often the sampler counts the queued and running jobs from another session. */
 const SAMPLE_EVERY_MS = 2;
 
+/**
+ * What the burst runs with: a gate design, and whether a full service is refused early (without
+ * the gate's lock). The course's form is ('count', 'off'); the lab's default ('counter', 'on').
+ */
+export interface AdmissionForm {
+  design: GateDesign;
+  earlyRefusal: 'on' | 'off';
+}
+
 export interface BurstEvidence {
   design: GateDesign;
+  earlyRefusal: 'on' | 'off';
   rules: AdmissionRules;
   answers: Answer[];
   /** What the gate read under its lock, one per admission (the app's onAdmission). */
@@ -246,12 +259,13 @@ function startSampler(observer: Pool): { stop: () => Promise<BurstEvidence['samp
   };
 }
 
-/** The burst with one gate design; the same evidence, and the same judges, for both. */
-export function burst(ctx: AdmissionContext, design: GateDesign): (signal: AbortSignal) => Promise<BurstEvidence> {
+/** The burst in one form; the same evidence, and the same judges, for every form. */
+export function burst(ctx: AdmissionContext, form: AdmissionForm): (signal: AbortSignal) => Promise<BurstEvidence> {
+  const { design, earlyRefusal } = form;
   return (signal) =>
     withResources(signal, async (res) => {
-      const { pool, observer } = await openExperiment(ctx, res, `burst${design}`, BURST_CONNECTIONS);
-      const rules = rulesWith({ admissionLimit: BURST.limit, admissionGate: design });
+      const { pool, observer } = await openExperiment(ctx, res, `burst${design}${earlyRefusal}`, BURST_CONNECTIONS);
+      const rules = rulesWith({ admissionLimit: BURST.limit, admissionGate: design, earlyRefusal });
       const api = await startApi(ctx, res, pool, rules);
       const sampler = startSampler(observer);
       res.defer(() => sampler.stop()); // stopped before the observer's pool ends, whatever happens
@@ -265,6 +279,7 @@ export function burst(ctx: AdmissionContext, design: GateDesign): (signal: Abort
       const accepted = answers.flatMap((a) => (a.jobId ? [a.jobId] : []));
       return {
         design,
+        earlyRefusal,
         rules,
         answers,
         readings: api.admissions.map(readingOf),
@@ -363,9 +378,12 @@ async function postWhileGateHeld(
   label: string,
   rules: AdmissionRules,
   holdWhile: (post: Promise<Answer>, api: RunningApi) => Promise<unknown>,
+  /** Runs before the gate is locked (the early-refusal experiment fills the service here). */
+  prepare?: (api: RunningApi) => Promise<unknown>,
 ): Promise<LockWaitEvidence> {
   const { pool, observer } = await openExperiment(ctx, res, label, 5);
   const api = await startApi(ctx, res, pool, rules);
+  await prepare?.(api);
   const before = await countAllRows(observer);
   const holder = await observer.getConnection();
   let post: Promise<Answer> | undefined;
@@ -438,4 +456,46 @@ export async function lockWaitExhausted(ctx: AdmissionContext, signal: AbortSign
       Promise.race([post.catch(() => undefined), sleep(boundMs, res.signal)]),
     ),
   );
+}
+
+// ---------------------------------------------------------------------------------
+// 4. A full service, refused early or under the lock
+
+/** The early-refusal experiment: a limit of 1, filled by one POST before the gate is locked. */
+export const FULL = { limit: 1 } as const;
+
+export interface FullServiceEvidence extends LockWaitEvidence {
+  earlyRefusal: 'on' | 'off';
+  /** The POST that filled the service (a 202). */
+  filling: Answer | undefined;
+}
+
+/**
+ * The service is full (its one place taken), and another session holds the gate's lock while
+ * one more POST runs, up to every attempt's lock wait: with the early refusal the POST is
+ * answered 503 capacity-exceeded without meeting the lock; with the course's refusal it waits
+ * for the lock to learn what the counter already said, and (held through every retry) ends as
+ * 503 admission-busy. Either way nothing is created.
+ */
+export function fullServiceWhileGateHeld(
+  ctx: AdmissionContext,
+  earlyRefusal: 'on' | 'off',
+): (signal: AbortSignal) => Promise<FullServiceEvidence> {
+  const rules = rulesWith({ admissionLimit: FULL.limit, admissionRetries: EXHAUSTED_RETRIES, earlyRefusal });
+  const boundMs = (rules.admissionRetries + 1) * ctx.timings.lockWaitSeconds * 1000 + 3000;
+  return (signal) =>
+    withResources(signal, async (res) => {
+      let filling: Answer | undefined;
+      const evidence = await postWhileGateHeld(
+        ctx,
+        res,
+        `full${earlyRefusal}`,
+        rules,
+        (post) => Promise.race([post.catch(() => undefined), sleep(boundMs, res.signal)]),
+        async (api) => {
+          filling = await postExport(api.url, res.signal);
+        },
+      );
+      return { ...evidence, earlyRefusal, filling };
+    });
 }

@@ -2,15 +2,18 @@
 // (`pnpm lab coverage 13`; the table in docs/13-admission.md is written from this).
 import { coverage } from '@tasks-lab/lab-kit';
 
-const BURST_BOTH_GATES = [
+const BURST_EVERY_FORM = [
   'check:burst-admits-exactly-limit-count-gate',
   'check:burst-admits-exactly-limit-counter-gate',
+  'check:burst-admits-exactly-limit-counter-gate-early-refusal',
   'check:burst-gate-reads-under-lock-count-gate',
   'check:burst-gate-reads-under-lock-counter-gate',
+  'check:burst-gate-reads-under-lock-counter-gate-early-refusal',
 ];
-const NOTHING_LEFT_BOTH_GATES = [
+const NOTHING_LEFT_EVERY_FORM = [
   'check:burst-refusals-leave-nothing-count-gate',
   'check:burst-refusals-leave-nothing-counter-gate',
+  'check:burst-refusals-leave-nothing-counter-gate-early-refusal',
 ];
 
 export const COVERAGE = coverage([
@@ -18,7 +21,7 @@ export const COVERAGE = coverage([
   {
     section: 'learning-check',
     item: 'Concurrent submissions never take the admitted jobs past the configured limit',
-    gradedBy: [...BURST_BOTH_GATES, 'test:gate-admits-exactly-limit'],
+    gradedBy: [...BURST_EVERY_FORM, 'test:gate-admits-exactly-limit'],
   },
   {
     section: 'learning-check',
@@ -30,6 +33,8 @@ export const COVERAGE = coverage([
     item: 'Under overload the API answers 503 (with Retry-After), not 202; once the workers are back, the oldest wait goes down',
     gradedBy: [
       'check:burst-admits-exactly-limit-counter-gate',
+      'check:burst-admits-exactly-limit-counter-gate-early-refusal',
+      'check:full-service-refused-before-the-lock',
       'test:full-service-503-no-row',
       'check:backlog-count-and-oldest-age',
     ],
@@ -49,7 +54,7 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: 'The backlog is watched by count and by the oldest age, and jobs whose event is not yet published count against the admission limit',
-    gradedBy: ['check:backlog-count-and-oldest-age', ...NOTHING_LEFT_BOTH_GATES, 'test:backlog-shape'],
+    gradedBy: ['check:backlog-count-and-oldest-age', ...NOTHING_LEFT_EVERY_FORM, 'test:backlog-shape'],
   },
   // The drill
   {
@@ -65,7 +70,7 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'The total admitted has a limit that can be verified',
-    gradedBy: [...BURST_BOTH_GATES, 'test:exercise-concurrent-never-over-limit'],
+    gradedBy: [...BURST_EVERY_FORM, 'test:exercise-concurrent-never-over-limit'],
   },
   {
     section: 'acceptance',
@@ -76,8 +81,10 @@ export const COVERAGE = coverage([
     section: 'acceptance',
     item: 'A refused (503) request leaves no record that was accepted but has no state',
     gradedBy: [
-      ...NOTHING_LEFT_BOTH_GATES,
+      ...NOTHING_LEFT_EVERY_FORM,
       'check:lock-wait-exhausted-503-nothing-created',
+      'check:full-service-refused-before-the-lock',
+      'check:course-refusal-waits-for-the-lock',
       'test:full-service-503-no-row',
     ],
   },

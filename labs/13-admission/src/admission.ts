@@ -28,7 +28,13 @@ import { COURSE_TIMINGS, ROUTES, type AdmissionOptionValues, type GateDesign, ty
 /** The rules of admission: lesson 13's options. */
 export type AdmissionRules = Pick<
   AdmissionOptionValues,
-  'admissionLimit' | 'clientQuota' | 'fastMaxRows' | 'admissionGate' | 'admissionRetries' | 'retryAfterSeconds'
+  | 'admissionLimit'
+  | 'clientQuota'
+  | 'fastMaxRows'
+  | 'admissionGate'
+  | 'admissionRetries'
+  | 'retryAfterSeconds'
+  | 'earlyRefusal'
 >;
 
 export const COURSE_RULES: Readonly<AdmissionRules> = {
@@ -38,6 +44,7 @@ export const COURSE_RULES: Readonly<AdmissionRules> = {
   admissionGate: COURSE_TIMINGS.admissionGate,
   admissionRetries: COURSE_TIMINGS.admissionRetries,
   retryAfterSeconds: COURSE_TIMINGS.retryAfterSeconds,
+  earlyRefusal: COURSE_TIMINGS.earlyRefusal,
 };
 
 /** The client a request without a Client-Id header counts as. */

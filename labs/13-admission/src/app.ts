@@ -1,6 +1,9 @@
 // Lesson 13's HTTP API: lesson 12's, with admission control on POST and one new route.
 //
-//   POST /exports    admitExport: the gate, the route and the job + event in ONE transaction.
+//   POST /exports    a full service is refused first, before the body is read and without
+//                    the gate's lock (src/early-refusal.ts; ADMISSION_EARLY_REFUSAL=off: the
+//                    course's, every refusal under the lock). Then admitExport: the gate, the
+//                    route and the job + event in ONE transaction.
 //                    202 + Location only after the COMMIT; a full service: 503 +
 //                    Retry-After; a client over its quota (Client-Id header, when a quota
 //                    is set): 429 + Retry-After; the gate locked through every retry: 503.
@@ -20,6 +23,7 @@ import {
   type Admission,
   type AdmissionRules,
 } from './admission.ts';
+import { earlyRefusalStep, type refuseEarlyWhenFull } from './early-refusal.ts';
 import { unreachableAs503 } from './errors.ts';
 import { readBacklog } from './backlog.ts';
 
@@ -33,6 +37,8 @@ export interface AppOptions {
   admit?: typeof admitExport;
   /** Every admission, after its COMMIT, with what the gate read under its lock. @defaultValue one log line */
   onAdmission?: (admission: Admission) => void;
+  /** How a full service is refused before the body (rules.earlyRefusal 'on'). @defaultValue refuseEarlyWhenFull (the can-fail fixtures pass broken ones) */
+  refuseEarly?: typeof refuseEarlyWhenFull;
   deadlineMs?: number;
   log?: (line: string) => void;
   /** Routes a later lesson adds (lesson 14's POST /schedule-slots), before the 404 handler. */
@@ -43,12 +49,14 @@ export function createApp(options: AppOptions): Express {
   const admit = options.admit ?? admitExport;
   const log = options.log ?? console.error;
   const onAdmission = options.onAdmission ?? ((admission: Admission) => console.log(describeAdmission(admission)));
+  const rules = { ...COURSE_RULES, ...options.rules };
   return createOutboxApp({
     pool: options.pool,
     nudge: options.nudge,
     deadlineMs: options.deadlineMs,
     log,
-    translateError: unreachableAs503(options.rules?.retryAfterSeconds ?? COURSE_RULES.retryAfterSeconds),
+    translateError: unreachableAs503(rules.retryAfterSeconds),
+    beforeBody: earlyRefusalStep(options.pool, rules, options.refuseEarly),
     submit: async (pool, productIds, submitOptions, req) => {
       const onRetry = (attempt: number) =>
         log(

@@ -20,6 +20,7 @@ export {
   type Route,
   type RouteQueue,
   GATE_DESIGNS,
+  EARLY_REFUSAL,
   type GateDesign,
   ADMISSION_OPTIONS,
   type AdmissionOptionValues,
@@ -80,6 +81,7 @@ export {
   CLIENT_ID_HEADER,
   describeAdmission,
 } from './admission.ts';
+export { type EarlyRefusalRules, refuseEarlyWhenFull, earlyRefusalStep } from './early-refusal.ts';
 export {
   CapacityExceededError,
   ClientQuotaExceededError,

@@ -40,6 +40,7 @@ export type RouteQueue = (typeof ROUTES)[Route];
 
 export const GATE_DESIGNS = ['counter', 'count'] as const;
 export type GateDesign = (typeof GATE_DESIGNS)[number];
+export const EARLY_REFUSAL = ['on', 'off'] as const;
 
 export const ADMISSION_OPTIONS = defineOptions({
   ...OUTBOX_OPTIONS.specs,
@@ -69,6 +70,13 @@ export const ADMISSION_OPTIONS = defineOptions({
   admissionRetries: wholeNumber('ADMISSION_RETRIES', 3, { min: 0, max: 10 }),
   /** The Retry-After header of a 503 or 429. @defaultValue 5 */
   retryAfterSeconds: wholeNumber('RETRY_AFTER_SECONDS', 5, { min: 1, max: 3600 }),
+  /**
+   * `on`: a POST /exports without an Idempotency-Key is answered 503 as soon as the gate's counter,
+   * read without its lock, says the service is full: before the body is read and before any
+   * transaction (src/early-refusal.ts). `off`: the course's: every refusal is decided under the
+   * gate's lock. Admission itself is decided under the lock either way. @defaultValue 'on'
+   */
+  earlyRefusal: choice('ADMISSION_EARLY_REFUSAL', 'on', EARLY_REFUSAL),
 });
 export type AdmissionOptionValues = ReturnType<typeof ADMISSION_OPTIONS.defaults>;
 
@@ -86,10 +94,10 @@ export function readAdmissionOptions(options: ReadOptions<AdmissionOptionValues>
 /** The short timings, for verify and tests; the caller's overrides win, `USE_COURSE_TIMINGS=1` still wins over both. */
 export const readShortAdmissionOptions = withShortTimings(readAdmissionOptions, SHORT_TIMINGS);
 
-/** "…; limit 100 (counter gate), client quota off, fast <= 30 rows" after lesson 12's words. */
+/** "…; limit 100 (counter gate, early refusal on), client quota off, fast <= 30 rows" after lesson 12's words. */
 export function describeRules(options: AdmissionOptionValues): string {
   const quota = options.clientQuota === 0 ? 'client quota off' : `client quota ${options.clientQuota}`;
-  return `limit ${options.admissionLimit} (${options.admissionGate} gate), ${quota}, fast <= ${options.fastMaxRows} rows, ${options.admissionRetries} retries on a lock wait`;
+  return `limit ${options.admissionLimit} (${options.admissionGate} gate, early refusal ${options.earlyRefusal}), ${quota}, fast <= ${options.fastMaxRows} rows, ${options.admissionRetries} retries on a lock wait`;
 }
 
 export function describeTimings(options: AdmissionOptionValues): string {

@@ -21,8 +21,16 @@ import {
   quotaIgnored,
   quotaOnByDefault,
 } from './fixtures/broken-admission.ts';
+import {
+  admitRefusingWithoutTheLock,
+  refusesNothing,
+  refusesWithoutRetryAfter,
+} from './fixtures/broken-early-refusal.ts';
 
 const broken = (admit: AdmissionParts['admit']) => (): AdmissionCheckDeps => ({ admissionParts: { admit } });
+const brokenEarly = (refuseEarly: AdmissionParts['refuseEarly']) => (): AdmissionCheckDeps => ({
+  admissionParts: { refuseEarly },
+});
 /** More than the limit of 5 answered 202 ("12 × 202"). */
 const overLimit = /\b([6-9]|\d{2,}) × 202/;
 
@@ -80,6 +88,40 @@ describe('admission checks can fail', () => {
     'the gate runs in its own transaction after the job committed',
     broken(gateAfterCommit),
     { observed: /50 jobs, 50 events/ },
+  );
+  // The burst, the lab's gate behind the early refusal: the faster form keeps the same promise.
+  suite.breaks(
+    'burst-admits-exactly-limit-counter-gate-early-refusal',
+    'the counter is read without FOR UPDATE',
+    broken(locklessCounterGate),
+    { observed: overLimit },
+  );
+  suite.breaks(
+    'burst-gate-reads-under-lock-counter-gate-early-refusal',
+    'the counter is read without FOR UPDATE',
+    broken(locklessCounterGate),
+    { observed: /not under the lock/ },
+  );
+  suite.breaks(
+    'burst-refusals-leave-nothing-counter-gate-early-refusal',
+    'the gate runs in its own transaction after the job committed',
+    broken(gateAfterCommit),
+  );
+  // A full service with the gate held: refused early, or only under the lock.
+  suite.breaks('full-service-refused-before-the-lock', 'the early refusal never refuses', brokenEarly(refusesNothing), {
+    observed: /answered 503 admission-busy/,
+  });
+  suite.breaks(
+    'full-service-refused-before-the-lock',
+    'the early refusal answers without Retry-After',
+    brokenEarly(refusesWithoutRetryAfter),
+    { observed: /capacity-exceeded without Retry-After/ },
+  );
+  suite.breaks(
+    'course-refusal-waits-for-the-lock',
+    "the course's form refuses by an unlocked read inside the admission",
+    broken(admitRefusingWithoutTheLock),
+    { observed: /answered 503 capacity-exceeded/ },
   );
   // The per-client quota.
   suite.breaks('client-quota-answers-429', 'the quota is never applied', broken(quotaIgnored), {

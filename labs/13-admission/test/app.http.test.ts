@@ -1,6 +1,7 @@
 // Lesson 13's API at its edges, in this process against a fresh database: a Client-Id that
-// is not a name, a full service (503 + Retry-After, nothing created), an Idempotency-Key
-// replay while full (the earlier job, nothing created), a missing product (the gate's
+// is not a name, a full service (503 + Retry-After, nothing created; refused before the body
+// is read, or by the gate with the early refusal off), an Idempotency-Key replay while full
+// (the earlier job, nothing created), a missing product (the gate's
 // counter untouched, in both gate designs), and the shape of GET /backlog. Nobody listens
 // to the nudges here: the events just wait, and the jobs stay queued (they fill the gate).
 import { connect } from 'node:net';
@@ -155,6 +156,33 @@ describe('POST /exports: a full service', () => {
       expect(again.status).toBe('queued');
       // The same service, a new key: full, as the replay did not change.
       expect((await postExport(api.url, [3, 4], { 'Idempotency-Key': `${key}-new` })).status).toBe(503);
+      expect(await rowsAndGate()).toEqual(before);
+    });
+  });
+
+  it("When the service is full and the body is not even JSON, Then the early refusal answers 503 before the body is read; with it off (the course's), the body is read first and refused 400 [test:early-refusal-before-body]", async () => {
+    const rules = await fullRules();
+    const sendBroken = (url: string) =>
+      fetch(`${url}/exports`, { method: 'POST', headers: JSON_TYPE, body: '{"product_ids": [1,' });
+    await withApi({ ...rules, earlyRefusal: 'on' }, async (api) => {
+      const answer = await sendBroken(api.url);
+      expect(answer.status).toBe(503);
+      expect(((await answer.json()) as { error: string }).error).toBe('capacity-exceeded');
+    });
+    await withApi({ ...rules, earlyRefusal: 'off' }, async (api) => {
+      const answer = await sendBroken(api.url);
+      expect(answer.status).toBe(400);
+    });
+  });
+
+  it("When the early refusal is off (the course's), Then a full service is still answered 503 capacity-exceeded with Retry-After, by the gate, and nothing is created [test:full-service-503-under-the-lock]", async () => {
+    const rules = await fullRules();
+    await withApi({ ...rules, earlyRefusal: 'off' }, async (api) => {
+      const before = await rowsAndGate();
+      const answer = await postExport(api.url, [2]);
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(((await answer.json()) as { error: string }).error).toBe('capacity-exceeded');
       expect(await rowsAndGate()).toEqual(before);
     });
   });

@@ -15,6 +15,7 @@ describe('admission options', () => {
       retryAfterSeconds: 5,
       clientQuota: 0,
       admissionGate: 'counter',
+      earlyRefusal: 'on',
       nudgeChannel: 'tasks-lab13:outbox-nudge',
     });
   });
@@ -25,6 +26,7 @@ describe('admission options', () => {
     );
     expect(() => readAdmissionOptions({ env: { CLIENT_QUOTA: '-1' } })).toThrow(/CLIENT_QUOTA/);
     expect(() => readAdmissionOptions({ env: { ADMISSION_GATE: 'mutex' } })).toThrow(/ADMISSION_GATE/);
+    expect(() => readAdmissionOptions({ env: { ADMISSION_EARLY_REFUSAL: 'yes' } })).toThrow(/ADMISSION_EARLY_REFUSAL/);
     expect(() => readAdmissionOptions({ env: { FAST_MAX_ROWS: 'thirty' } })).toThrow(/FAST_MAX_ROWS/);
     // Lesson 12's and 11's checks still run.
     expect(() => readAdmissionOptions({ env: { OUTBOX_CLAIM_MS: '0' } })).toThrow(/OUTBOX_CLAIM_MS/);
@@ -33,7 +35,9 @@ describe('admission options', () => {
   it("When USE_COURSE_TIMINGS=1, Then the course's timings win over the short ones and the rules stay", () => {
     const values = readShortAdmissionOptions({ USE_COURSE_TIMINGS: '1', ADMISSION_LIMIT: '5' });
     expect(values).toMatchObject({ leaseMs: 30_000, claimMs: 30_000, admissionLimit: 5 });
-    expect(describeTimings(values)).toMatch(/limit 5 \(counter gate\), client quota off, fast <= 30 rows/);
+    expect(describeTimings(values)).toMatch(
+      /limit 5 \(counter gate, early refusal on\), client quota off, fast <= 30 rows/,
+    );
   });
 
   it('When the server reads its settings, Then it no longer takes a queue name: the route picks the queue per job', () => {
