@@ -217,7 +217,7 @@ export class StepRunner {
     return `exited ${status} in ${seconds(Date.now() - t0)}`;
   }
 
-  private suspendOrResume(step: Extract<Step, { kind: 'ctrl-z' | 'fg' }>): string {
+  private async suspendOrResume(step: Extract<Step, { kind: 'ctrl-z' | 'fg' }>): Promise<string> {
     const proc = this.terminal(step.terminal).running;
     if (!proc?.running)
       throw new StepFailure(
@@ -228,8 +228,14 @@ export class StepRunner {
     // terminal (each is a session of its own), and Linux ignores a SIGTSTP whose default action would
     // stop such an orphaned group, so the walk stops it with SIGSTOP: the same effect on the job.
     // `fg` is SIGCONT, as the shell sends it.
-    proc.signalGroup(step.kind === 'fg' ? 'SIGCONT' : 'SIGSTOP');
-    return step.kind === 'fg' ? 'resumed' : 'suspended';
+    const resume = step.kind === 'fg';
+    proc.signalGroup(resume ? 'SIGCONT' : 'SIGSTOP');
+    const timeoutMs = this.context.timings.waitMs;
+    if (!(await proc.waitForGroupStopped(!resume, timeoutMs)))
+      throw new StepFailure(
+        `\`${this.terminal(step.terminal).runningCommand}\` was not ${resume ? 'running again' : 'stopped'} ${seconds(timeoutMs)} after the ${resume ? 'SIGCONT' : 'SIGSTOP'}`,
+      );
+    return resume ? 'resumed' : 'suspended';
   }
 
   /** The closing step is named, not run: pnpm test runs every lesson's verify itself. */

@@ -104,6 +104,22 @@ export class TerminalProcess {
     }
   }
 
+  /**
+   * Waits until every live process of the group is stopped (`stopped` true) or none is (false), up to
+   * `timeoutMs`; false when that did not happen in time. A signal is delivered asynchronously: a shell
+   * reports a job stopped or continued only once the kernel says so (waitpid), and a command run right
+   * after a Ctrl-Z that reads the job's state would otherwise race the delivery on a loaded machine.
+   */
+  async waitForGroupStopped(stopped: boolean, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const states = this.child.pid === undefined ? [] : groupStates(this.child.pid);
+      if (states.every((state) => isStoppedState(state) === stopped)) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(10);
+    }
+  }
+
   /** True while any process of the group is alive (the leader may have exited before its children). */
   groupAlive(): boolean {
     return this.signalGroup(0 as unknown as NodeJS.Signals);
@@ -215,6 +231,34 @@ export async function stopGroup(proc: TerminalProcess, graceMs = 5 * SECOND): Pr
   while (proc.groupAlive() && Date.now() < deadline) await sleep(50);
   if (proc.groupAlive()) proc.signalGroup('SIGKILL');
   await proc.waitForExit(graceMs);
+}
+
+/** A process's state letter from /proc/<pid>/stat: "T" stopped by a signal, "t" traced, "Z" a zombie. */
+function isStoppedState(state: string): boolean {
+  return state === 'T' || state === 't';
+}
+
+/** The state letters of the live (not zombie) processes whose process group is `pgid` (Linux: /proc). */
+function groupStates(pgid: number): string[] {
+  const states: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return states;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After the command's name in parentheses: state, ppid, pgrp, ...
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') states.push(state!);
+    } catch {
+      /* gone while we looked */
+    }
+  }
+  return states;
 }
 
 /** Processes still alive whose environment carries this walk's id (Linux: /proc), except `keep`. */
