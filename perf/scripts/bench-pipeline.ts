@@ -17,7 +17,8 @@
 // CLIENTS clients; then the pipeline drains and the database says, for every job that succeeded:
 //   total     submit (created_at) -> succeeded (updated_at of the finish)
 //   dispatch  submit -> its first event confirmed sent (sent_at)
-//   claim     sent -> claimed (lease_until minus the lease)
+//   claim     sent -> claimed (lease_until minus the lease: the start of the claim statement,
+//             so a one-update claim that waited for the confirmation can read a little below 0)
 //   work      claimed -> succeeded
 // and the throughput: succeeded jobs over the time from the first submit to the last finish.
 // "No wake-up lost": a job with more than one outbox event needed one the recovery scanner

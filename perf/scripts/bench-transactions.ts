@@ -4,7 +4,11 @@
 //   admit     lab 16's admitTraced: snapshot, job, event, trace, the gate's counter, COMMIT
 //   claim     lab 12's claimEvents: lock up to a batch (the publisher's 10) of unsent events, COMMIT
 //   confirm   lab 15's confirmAndRecordDispatch: lock the job, mark the event sent, record the dispatch
-//   take      lab 15's claimOrWait: the worker's claim of the job (a lease and a token)
+//   take      lab 15's claimOrWait: the worker's claim of the job (a lease and a token), the
+//             course's statements (BEGIN, SKIP LOCKED read, UPDATE, read, COMMIT); half the jobs
+//             are taken this way, the other half with lab 15's default claimInOneUpdate (the
+//             UPDATE alone, then the read), reported beside the bound and not in it: the bound
+//             stays the course's five transactions, a fixed yardstick
 //   finish    lab 13's finishAndLeave: the CAS on the token, result_ref, out of the gate
 //
 // With rᵢ the rate of transaction i (per export), one export costs Σ 1/rᵢ seconds of database
@@ -17,7 +21,7 @@ import { runMain } from '@tasks-lab/lab-kit';
 import { ensureInfra } from '@tasks-lab/infra';
 import { claimEvents, type ClaimedEvent } from '@tasks-lab/12-outbox';
 import { finishAndLeave } from '@tasks-lab/13-admission';
-import { claimOrWait, confirmAndRecordDispatch } from '@tasks-lab/15-recovery';
+import { claimInOneUpdate, claimOrWait, confirmAndRecordDispatch, type ClaimFn } from '@tasks-lab/15-recovery';
 import { admitTraced, COURSE_TIMINGS, freshDatabase } from '@tasks-lab/16-observability';
 
 export const TRANSACTIONS = ['admit', 'claim', 'confirm', 'take', 'finish'] as const;
@@ -30,6 +34,8 @@ export interface TransactionRates {
   perSecond: Record<TransactionName, number>;
   /** 1 / Σ(1/rᵢ): exports per second if the database did nothing else. */
   boundPerSecond: number;
+  /** Takes per second with lab 15's default claimInOneUpdate, on the other half of the jobs (not in the bound). */
+  takeOneUpdatePerSecond: number;
 }
 
 const CONCURRENCY = 4;
@@ -80,19 +86,28 @@ export async function measureTransactions(jobs = 1500): Promise<TransactionRates
     );
 
     const tokens = new Map<string, string>();
-    const take = await timed(jobIds, CONCURRENCY, async (jobId) => {
-      const attempt = await claimOrWait(pool, jobId, {
+    const takeWith = (claimFn: ClaimFn) => async (jobId: string) => {
+      const attempt = await claimFn(pool, jobId, {
         leaseMs: COURSE_TIMINGS.leaseMs,
         maxAttempts: COURSE_TIMINGS.maxAttempts,
       });
       if (attempt.outcome === 'claimed') tokens.set(jobId, attempt.job.token);
-    });
+    };
+    const half = Math.ceil(jobIds.length / 2);
+    const take = await timed(jobIds.slice(0, half), CONCURRENCY, takeWith(claimOrWait));
+    const takeOneUpdatePerSecond = await timed(jobIds.slice(half), CONCURRENCY, takeWith(claimInOneUpdate));
 
     const finish = await timed(jobIds, CONCURRENCY, (jobId) =>
       finishAndLeave(pool, jobId, tokens.get(jobId) ?? '', `${jobId}.json`),
     );
     const perSecond = { admit, claim, confirm, take, finish };
-    return { jobs, concurrency: CONCURRENCY, perSecond, boundPerSecond: databaseBound(Object.values(perSecond)) };
+    return {
+      jobs,
+      concurrency: CONCURRENCY,
+      perSecond,
+      boundPerSecond: databaseBound(Object.values(perSecond)),
+      takeOneUpdatePerSecond,
+    };
   } finally {
     await db.drop();
   }
@@ -102,6 +117,10 @@ async function main(): Promise<void> {
   await ensureInfra({ services: ['mysql'], log: (line) => console.log(`[infra] ${line}`) });
   const rates = await measureTransactions();
   for (const name of TRANSACTIONS) console.log(`${name.padEnd(8)} ${Math.round(rates.perSecond[name])} /s`);
+  const ratio = rates.takeOneUpdatePerSecond / rates.perSecond.take;
+  console.log(
+    `take with claimInOneUpdate (lab 15's default, not in the bound): ${Math.round(rates.takeOneUpdatePerSecond)} /s, ${ratio.toFixed(2)}x claimOrWait`,
+  );
   console.log(
     `database bound: ${Math.round(rates.boundPerSecond)} exports/s (1 / Σ 1/rᵢ, ${rates.concurrency} clients)`,
   );

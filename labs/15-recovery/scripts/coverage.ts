@@ -77,7 +77,11 @@ export const COVERAGE = coverage([
   {
     section: 'implementation-decision',
     item: "The persisted next_attempt_at governs every message, duplicates included; the broker's countdown is not the only backoff",
-    gradedBy: ['check:retry-gate-holds-duplicates', 'check:duplicate-wake-up-one-claim'],
+    gradedBy: [
+      'check:retry-gate-holds-duplicates',
+      'check:duplicate-wake-up-one-claim',
+      'check:duplicate-wake-up-one-claim-one-update',
+    ],
   },
   {
     section: 'implementation-decision',
@@ -122,12 +126,20 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'A dispatched but unclaimed job is recovered, not left to fail at its deadline',
-    gradedBy: ['check:queued-recovery-one-pending-event', 'check:lost-wake-up-fixed'],
+    gradedBy: [
+      'check:queued-recovery-one-pending-event',
+      'check:lost-wake-up-fixed',
+      'check:lost-wake-up-fixed-one-update',
+    ],
   },
   {
     section: 'acceptance',
     item: 'Duplicate messages before the backoff has passed spend no attempt',
-    gradedBy: ['check:retry-gate-holds-duplicates', 'check:duplicate-wake-up-one-claim'],
+    gradedBy: [
+      'check:retry-gate-holds-duplicates',
+      'check:duplicate-wake-up-one-claim',
+      'check:duplicate-wake-up-one-claim-one-update',
+    ],
   },
   {
     section: 'acceptance',
@@ -152,6 +164,7 @@ export const COVERAGE = coverage([
       'check:queued-recovery-one-pending-event',
       'check:lost-wake-up-course-claim',
       'check:lost-wake-up-fixed',
+      'check:lost-wake-up-fixed-one-update',
     ],
   },
   // The exercise

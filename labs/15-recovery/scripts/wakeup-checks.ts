@@ -7,6 +7,8 @@
 //                                 waiting for the confirmation
 //   duplicate-wake-up-one-claim   two wake-ups of one job wait on the same lock: one claims, the
 //                                 other re-checks and claims nothing (attempts stays 1)
+//   ...-one-update                the last two again with the lab's default claim, claimInOneUpdate
+//                                 (lesson 11's conditional UPDATE alone, then a read), by the same judges
 //
 // The judges only count what happened inside the lock window, which the evidence bounds
 // from below: the row is surely locked from `lockedAt` (the fault point) for faultDelayMs.
@@ -26,6 +28,8 @@ import {
   FIXED_CLAIM,
   LOST_WAKEUP_JOBS,
   lostWakeUps,
+  ONE_UPDATE_CLAIM,
+  type NamedClaim,
   wakeupSetup,
   type ClaimSeen,
   type WakeupEvidence,
@@ -35,6 +39,8 @@ import {
 export interface WakeupCheckDeps {
   /** The fixed claim under test (a can-fail passes a broken one). @defaultValue claimOrWait */
   wakeupFixedClaim?: ClaimFn;
+  /** The one-update claim under test (a can-fail passes a broken one). @defaultValue claimInOneUpdate */
+  wakeupOneUpdateClaim?: ClaimFn;
   /** How long the confirmation holds the job lock; 0 = the fault point off (a can-fail). @defaultValue 500 */
   wakeupFaultDelayMs?: number;
   /** @defaultValue the short timings (the lock wait, 1 s, and the busy retry delay come from here) */
@@ -203,11 +209,25 @@ export function buildWakeupChecks(deps: WakeupCheckDeps = {}): Check[] {
     faultDelayMs: deps.wakeupFaultDelayMs ?? FAULT_DELAY_MS,
     ...(deps.wakeupTimings ? { timings: deps.wakeupTimings } : {}),
   };
-  const replaced = deps.wakeupFixedClaim;
-  const fixed = replaced
-    ? { name: `${replaced.name || 'another claim'} (in claimOrWait's place)`, claim: replaced }
-    : FIXED_CLAIM;
   const timeoutMs = 30 * SECOND;
+  /** The two checks a claim that fixes the lost wake-up must pass; `suffix` names its form in the ids. */
+  const fixedClaimChecks = (fixed: NamedClaim, suffix: string): Check[] => [
+    defineCheck({
+      id: `lost-wake-up-fixed${suffix}`,
+      name: `The same experiment with ${fixed.name}: each of the ${LOST_WAKEUP_JOBS} jobs is claimed by its first delivery, which waits for the confirmation to commit (none lost, none put back)`,
+      timeoutMs,
+      scenario: (signal) => lostWakeUps(wakeupSetup(fixed, changes))(signal),
+      judge: fixedClaimTakesEveryJob,
+    }),
+    defineCheck({
+      id: `duplicate-wake-up-one-claim${suffix}`,
+      name: `Two wake-ups of one job arrive during its confirmation (${DUPLICATE_JOBS} jobs), claimed with ${fixed.name}: both wait on the row; one claims it, the other re-checks and claims nothing; attempts stays 1`,
+      timeoutMs,
+      scenario: (signal) =>
+        lostWakeUps(wakeupSetup(fixed, { ...changes, jobs: DUPLICATE_JOBS, duplicates: true }))(signal),
+      judge: duplicateClaimsOnce,
+    }),
+  ];
   return [
     defineCheck({
       id: 'lost-wake-up-course-claim',
@@ -219,20 +239,12 @@ export function buildWakeupChecks(deps: WakeupCheckDeps = {}): Check[] {
       scenario: (signal) => lostWakeUps(wakeupSetup(COURSE_CLAIM, changes))(signal),
       judge: courseClaimLosesEveryWakeUp,
     }),
-    defineCheck({
-      id: 'lost-wake-up-fixed',
-      name: `The same experiment with claimOrWait: each of the ${LOST_WAKEUP_JOBS} jobs is claimed by its first delivery, which waits for the confirmation to commit (none lost, none put back)`,
-      timeoutMs,
-      scenario: (signal) => lostWakeUps(wakeupSetup(fixed, changes))(signal),
-      judge: fixedClaimTakesEveryJob,
-    }),
-    defineCheck({
-      id: 'duplicate-wake-up-one-claim',
-      name: `Two wake-ups of one job arrive during its confirmation (${DUPLICATE_JOBS} jobs): both wait on the row; one claims it, the other re-checks and claims nothing; attempts stays 1`,
-      timeoutMs,
-      scenario: (signal) =>
-        lostWakeUps(wakeupSetup(fixed, { ...changes, jobs: DUPLICATE_JOBS, duplicates: true }))(signal),
-      judge: duplicateClaimsOnce,
-    }),
+    ...fixedClaimChecks(inPlaceOf(FIXED_CLAIM, deps.wakeupFixedClaim), ''),
+    ...fixedClaimChecks(inPlaceOf(ONE_UPDATE_CLAIM, deps.wakeupOneUpdateClaim), '-one-update'),
   ];
+}
+
+/** The claim a check runs: the lab's, or a can-fail's broken one named as standing in its place. */
+function inPlaceOf(lab: NamedClaim, replaced: ClaimFn | undefined): NamedClaim {
+  return replaced ? { name: `${replaced.name || 'another claim'} (in ${lab.name}'s place)`, claim: replaced } : lab;
 }

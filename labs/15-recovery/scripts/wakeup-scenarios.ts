@@ -53,7 +53,14 @@ import {
   type PublisherParts,
 } from '@tasks-lab/12-outbox';
 import { admitExport, exportsAddress, FAST_QUEUE, scratchQueuePrefix } from '@tasks-lab/13-admission';
-import { claimOrWait, courseClaimAttempt, putDeliveryBack, type ClaimAttempt, type ClaimFn } from '../src/claim.ts';
+import {
+  claimInOneUpdate,
+  claimOrWait,
+  courseClaimAttempt,
+  putDeliveryBack,
+  type ClaimAttempt,
+  type ClaimFn,
+} from '../src/claim.ts';
 import {
   CONFIRM_FAULT_POINTS,
   dispatchRecordingParts,
@@ -86,9 +93,11 @@ export const DUPLICATE_JOBS = 2;
 /** What each export holds: one product of the migration's seed, so the route is exports.fast. */
 const PRODUCTS = [1];
 
-/** The claims a check names: lesson 11's (the course's) and lesson 15's. */
+/** The claims a check names: lesson 11's (the course's) and lesson 15's two forms. */
 export const COURSE_CLAIM: NamedClaim = { name: "lesson 11's claim (SKIP LOCKED)", claim: courseClaimAttempt };
 export const FIXED_CLAIM: NamedClaim = { name: 'claimOrWait', claim: claimOrWait };
+/** The lab's default claim (CLAIM_FORM=one-update): lesson 11's conditional UPDATE alone, then a read. */
+export const ONE_UPDATE_CLAIM: NamedClaim = { name: 'claimInOneUpdate', claim: claimInOneUpdate };
 
 export interface NamedClaim {
   name: string;

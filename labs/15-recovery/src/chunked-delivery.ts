@@ -1,9 +1,10 @@
 // Lesson 15's delivery of an export, in three steps (the worker runs it for each wake-up):
 //
-//   1. claimOrWait   (src/claim.ts) the claim WAITS for a locked row (one lock wait) instead of
-//                    skipping it: a row locked by the publisher's confirmation is not "nothing
-//                    to claim" (the lost wake-up). 'busy' (still locked after the wait): nothing
-//                    was decided, and the worker puts the delivery back (src/recovery-worker.ts).
+//   1. claim         (src/claim.ts: claimInOneUpdate, or claimOrWait with CLAIM_FORM=three-step)
+//                    the claim WAITS for a locked row (one lock wait) instead of skipping it: a
+//                    row locked by the publisher's confirmation is not "nothing to claim" (the
+//                    lost wake-up). 'busy' (still locked after the wait): nothing was decided,
+//                    and the worker puts the delivery back (src/recovery-worker.ts).
 //   2. write         the artifact in chunks of EXPORT_CHUNK_ROWS (src/export-chunks.ts), asking
 //                    canContinue (src/can-continue.ts: the lease is ours, nobody asked to cancel)
 //                    and the abort signal before EACH chunk; a stop leaves no artifact.
@@ -25,7 +26,7 @@ import {
 } from '@tasks-lab/11-mysql-leases';
 import { finishAndLeave } from '@tasks-lab/13-admission';
 import { canContinue } from './can-continue.ts';
-import { claimOrWait } from './claim.ts';
+import { claimInOneUpdate, type ClaimFn } from './claim.ts';
 import { writeArtifactInChunks, type ChunkStopReason } from './export-chunks.ts';
 
 // ---- fault points ----------------------------------------------------------------
@@ -41,14 +42,15 @@ export const recoveryFaults = (env: NodeJS.ProcessEnv = process.env): RecoveryFa
 
 /** The steps a broken variant may swap (the drills' can-fail fixtures); the lab always uses CHUNKED_PARTS. */
 export interface ChunkedParts {
-  claimOrWait: typeof claimOrWait;
+  /** The claim that waits for a locked row: claimInOneUpdate or claimOrWait (the worker picks it by CLAIM_FORM). */
+  claimOrWait: ClaimFn;
   canContinue: typeof canContinue;
   finish: typeof finishAndLeave;
   writeChunks: typeof writeArtifactInChunks;
 }
 
 export const CHUNKED_PARTS: ChunkedParts = {
-  claimOrWait,
+  claimOrWait: claimInOneUpdate,
   canContinue,
   finish: finishAndLeave,
   writeChunks: writeArtifactInChunks,

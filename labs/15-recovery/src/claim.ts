@@ -34,6 +34,20 @@
 // (putDeliveryBack: moveToDelayed + BullMQ's DelayedError) instead of throwing: a thrown
 // error spends a BullMQ attempt, and lesson 11's wake-ups have attempts 1, so the first
 // throw would fail the wake-up for good, and the job would wait for the scanner again.
+//
+// The lab's default claim, claimInOneUpdate (CLAIM_FORM=one-update), keeps both fixes in fewer
+// round trips: lesson 11's CLAIM on its own, in autocommit, then one read of the row. An UPDATE
+// never skips a locked row: InnoDB makes it wait for the holder's commit (one lock wait at
+// most) and then evaluates the WHERE on the row as the holder left it, which is what steps 2
+// and 3 do by hand. Two statements and no transaction, where claimOrWait's common path takes
+// five (BEGIN, the SKIP LOCKED read, the UPDATE, the read, COMMIT). What it gives up: it
+// cannot see that a locked row is not claimable without waiting for the lock (MariaDB and
+// MySQL read a row found by its primary key under its lock, even at READ COMMITTED), so a
+// duplicate wake-up of a running job whose row is held waits for that holder too, or answers
+// 'busy' after one lock wait and is put back. Rows are held only by short transactions. And
+// NOW(6) is the statement's start: a claim that waited gets a lease counted from before its
+// wait (shorter by at most one lock wait); the read gives the worker the real lease_until.
+// CLAIM_FORM=three-step runs claimOrWait instead; the wake-up checks grade both.
 import { randomUUID } from 'node:crypto';
 import { DelayedError, type Job } from 'bullmq';
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
@@ -44,9 +58,11 @@ import {
   ER_LOCK_WAIT_TIMEOUT,
   errnoOf,
   microseconds,
+  readJob,
   readJobWith,
   withTransaction,
   type ClaimedJob,
+  type JobRow,
 } from '@tasks-lab/11-mysql-leases';
 
 export type { ClaimedJob };
@@ -140,18 +156,9 @@ async function claimAfterWaiting(pool: Pool, jobId: string, options: ClaimOption
         options.maxAttempts,
       ]);
       if (claimed.affectedRows !== 1) return NOT_CLAIMABLE;
-      const row = await readJobWith(tx, jobId);
+      const job = claimedFrom(await readJobWith(tx, jobId), jobId, token);
       // We hold the row lock: nobody else can have changed it since our update.
-      if (row?.leaseToken !== token || !row.leaseUntil)
-        throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
-      const job: ClaimedJob = {
-        jobId,
-        token,
-        attempts: row.attempts,
-        snapshot: row.snapshot,
-        leaseUntil: row.leaseUntil,
-        deadlineAt: row.deadlineAt,
-      };
+      if (!job) throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
       return { outcome: 'claimed', job };
     });
   } catch (err) {
@@ -160,6 +167,54 @@ async function claimAfterWaiting(pool: Pool, jobId: string, options: ClaimOption
     if (errnoOf(err) === ER_LOCK_WAIT_TIMEOUT) return BUSY;
     throw err;
   }
+}
+
+/**
+ * The lab's claim (see the header): lesson 11's CLAIM alone, which waits for a locked row and
+ * then checks every condition on it, and a read of what the worker needs. 'busy' when the row
+ * stayed locked past one lock wait (error 1205: the UPDATE changed nothing).
+ */
+export async function claimInOneUpdate(pool: Pool, jobId: string, options: ClaimOptions): Promise<ClaimAttempt> {
+  const token = randomUUID();
+  try {
+    const [claimed] = await pool.query<ResultSetHeader>(CLAIM, [
+      token,
+      microseconds(options.leaseMs),
+      jobId,
+      CLAIMABLE_STATES,
+      options.maxAttempts,
+    ]);
+    if (claimed.affectedRows !== 1) return NOT_CLAIMABLE;
+  } catch (err) {
+    if (errnoOf(err) === ER_LOCK_WAIT_TIMEOUT) return BUSY;
+    throw err;
+  }
+  // The claim is committed and the row holds our token; only an expired lease (the scanner's
+  // requeue and another claim, a lease's length later) could hand the job on before this read.
+  const job = claimedFrom(await readJob(pool, jobId), jobId, token);
+  return job ? { outcome: 'claimed', job } : NOT_CLAIMABLE;
+}
+
+/** What the worker needs from the row it just claimed; undefined when the row does not carry `token`. */
+function claimedFrom(row: JobRow | undefined, jobId: string, token: string): ClaimedJob | undefined {
+  if (row?.leaseToken !== token || !row.leaseUntil) return undefined;
+  return {
+    jobId,
+    token,
+    attempts: row.attempts,
+    snapshot: row.snapshot,
+    leaseUntil: row.leaseUntil,
+    deadlineAt: row.deadlineAt,
+  };
+}
+
+/** The two claims that fix the lost wake-up, by the name CLAIM_FORM gives them; the first is the lab's default. */
+export const CLAIM_FORMS = ['one-update', 'three-step'] as const;
+export type ClaimForm = (typeof CLAIM_FORMS)[number];
+
+/** The claim a CLAIM_FORM names. */
+export function claimOfForm(form: ClaimForm): ClaimFn {
+  return form === 'one-update' ? claimInOneUpdate : claimOrWait;
 }
 
 /** lesson 11's claim in ClaimAttempt's words: a row = 'claimed'; nothing = 'not-claimable' (locked or not, it cannot tell). */

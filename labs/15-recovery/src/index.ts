@@ -96,6 +96,10 @@ export {
   READ_CLAIMABLE,
   LOCK_CLAIMABLE_WAITING,
   claimOrWait,
+  claimInOneUpdate,
+  CLAIM_FORMS,
+  type ClaimForm,
+  claimOfForm,
   isClaimableNow,
   putDeliveryBack,
 } from './claim.ts';

@@ -2,6 +2,7 @@
 // values are the defaults: a 10 s backoff after an expired lease (lesson 11's RETRY_BACKOFF_MS),
 // 60 s before an unclaimed dispatch is sent again, 3 attempts, a 10-minute deadline, batches of 50.
 import {
+  choice,
   defineOptions,
   durationMs,
   text,
@@ -22,6 +23,7 @@ import {
   SHORT_TIMINGS as SCHEDULE_SHORT_TIMINGS,
   WORKER_PROCESS_OPTIONS as SCHEDULE_WORKER_PROCESS_OPTIONS,
 } from '@tasks-lab/14-schedule-slots';
+import { CLAIM_FORMS } from './claim.ts';
 
 export const LAB = '15';
 export const { JOBS_DATABASE, VERIFY_DATABASE, QUEUE_PREFIX, ARTIFACTS_DIR, nudgeChannel } = labNames(
@@ -45,6 +47,13 @@ export const RECOVERY_OPTIONS = defineOptions({
   chunkRows: wholeNumber('EXPORT_CHUNK_ROWS', 10, { min: 1, max: 100 }),
   /** A claim that found its row locked puts the delivery back for this long. @defaultValue 200 */
   claimBusyRetryMs: durationMs('CLAIM_BUSY_RETRY_MS', 200, { min: 10, max: 60_000 }),
+  /**
+   * How the worker claims a job (src/claim.ts): `one-update`, lesson 11's conditional UPDATE alone
+   * and a read (2 statements); `three-step`, claimOrWait (the SKIP LOCKED claim, a plain read, a
+   * waiting claim: 5 statements on its common path). Both wait for a locked row.
+   * @defaultValue 'one-update'
+   */
+  claimForm: choice('CLAIM_FORM', 'one-update', CLAIM_FORMS),
 });
 export type RecoveryOptionValues = ReturnType<typeof RECOVERY_OPTIONS.defaults>;
 
@@ -74,7 +83,7 @@ export const readShortRecoveryOptions = withShortTimings(readRecoveryOptions, SH
 export function describeTimings(options: RecoveryOptionValues): string {
   return (
     `${describeScheduleTimings(options)}; recovery: batch ${options.recoveryBatch}, scan every ${formatDuration(options.recoveryScanMs)}, ` +
-    `unclaimed after ${formatDuration(options.unclaimedThresholdMs)}, chunks of ${options.chunkRows} rows`
+    `unclaimed after ${formatDuration(options.unclaimedThresholdMs)}, chunks of ${options.chunkRows} rows, claim ${options.claimForm}`
   );
 }
 

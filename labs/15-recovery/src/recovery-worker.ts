@@ -1,5 +1,5 @@
 // Lesson 15's worker: lessons 13 and 14's two workers in one shape, with lesson 15's delivery of
-// an export (src/chunked-delivery.ts: claimOrWait, the artifact in chunks with canContinue
+// an export (src/chunked-delivery.ts: the claim CLAIM_FORM names, the artifact in chunks with canContinue
 // before each, finish). A claim that found the row still locked after one lock wait ('busy') is
 // put back for CLAIM_BUSY_RETRY_MS without spending a BullMQ attempt (job.moveToDelayed +
 // DelayedError). Lesson 14's tick handler runs the periodic signals on the fast queue, as there.
@@ -25,7 +25,7 @@ import {
   type RecoveryFaults,
   recoveryFaults,
 } from './chunked-delivery.ts';
-import { putDeliveryBack } from './claim.ts';
+import { claimOfForm, putDeliveryBack } from './claim.ts';
 import { closeWithGrace, WORKER_SHUTDOWN_GRACE_MS } from './graceful-exit.ts';
 import { openJobsDatabase } from './database.ts';
 import type { RecoveryOptionValues, WorkerProcessOptionValues } from './options.ts';
@@ -110,7 +110,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     artifactsDir: settings.artifactsDir,
     chunkRows: timings.chunkRows,
     faults,
-    parts: options.parts,
+    parts: { claimOrWait: claimOfForm(timings.claimForm), ...options.parts },
     signal: signal ? AbortSignal.any([signal, shutdown.signal]) : shutdown.signal,
     onClaim: (claimed) => {
       log(describeClaim(queueName, claimed, job.id));

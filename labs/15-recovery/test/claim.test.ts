@@ -1,7 +1,9 @@
-// claimOrWait against the real database (a fresh one for this file): a row locked by another
-// transaction is waited for and then claimed; a lock held past one lock wait answers 'busy';
-// a finished or cancelled job is not claimable, whether it is locked or not, and a job the
-// holder cancels while the claim waits is not claimed; of two claims at once, one wins.
+// The two forms of lesson 15's claim against the real database (a fresh one for this file): a
+// row locked by another transaction is waited for and then claimed; a lock held past one lock
+// wait answers 'busy'; a finished or cancelled job is not claimable (claimOrWait says so at once
+// even while the row is held, claimInOneUpdate waits for the holder), and a job the holder
+// cancels while the claim waits is not claimed; of two claims at once, one wins; and what each
+// costs in round trips.
 // And the caller's side: a 'busy' delivery put back with DelayedError spends no BullMQ attempt.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
@@ -26,9 +28,17 @@ import {
   readGateCounter,
   scratchQueuePrefix,
 } from '@tasks-lab/13-admission';
-import { claimOrWait, courseClaim, putDeliveryBack, type ClaimAttempt } from '../src/claim.ts';
+import {
+  claimInOneUpdate,
+  claimOfForm,
+  claimOrWait,
+  courseClaim,
+  putDeliveryBack,
+  type ClaimAttempt,
+  type ClaimFn,
+} from '../src/claim.ts';
 import { freshDatabase, openJobsDatabase, type FreshDatabase } from '../src/database.ts';
-import { QUEUE_PREFIX, readShortRecoveryOptions } from '../src/options.ts';
+import { COURSE_TIMINGS, QUEUE_PREFIX, readShortRecoveryOptions } from '../src/options.ts';
 
 const timings = readShortRecoveryOptions();
 const OPTIONS = { leaseMs: 30_000, maxAttempts: 3 };
@@ -102,11 +112,11 @@ async function cancelWith(tx: PoolConnection, jobId: string): Promise<void> {
   await tx.query(LEAVE_GATE);
 }
 
-/** Runs the claim (on `on`, the 1 s lock-wait pool unless told) and tells whether it has settled yet. */
-function started(jobId: string, on: Pool = pool()) {
+/** Runs `claimFn` (on `on`, the 1 s lock-wait pool unless told) and tells whether it has settled yet. */
+function started(claimFn: ClaimFn, jobId: string, on: Pool = pool()) {
   const t0 = Date.now();
   let settled = false;
-  const result = claimOrWait(on, jobId, OPTIONS).then((attempt) => {
+  const result = claimFn(on, jobId, OPTIONS).then((attempt) => {
     settled = true;
     return { attempt, ms: Date.now() - t0 };
   });
@@ -114,6 +124,134 @@ function started(jobId: string, on: Pool = pool()) {
 }
 
 const outcomeOf = (attempt: ClaimAttempt) => attempt.outcome;
+
+// The behaviour both forms of the fixed claim share, each run below with one of them.
+
+const waitsForLockedRow = (claimFn: ClaimFn) => async () => {
+  const jobId = await newJob();
+  const holder = await holdRow(jobId);
+  // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the 300 ms sleep and the
+  // release past the lock wait, and the claim would answer busy instead of waiting it out.
+  const claiming = started(claimFn, jobId, longWaitPool());
+  await sleep(300);
+  expect(claiming.settled(), 'the claim must wait while the row is held').toBe(false);
+  await holder.release();
+  const { attempt, ms } = await claiming.result;
+  expect(attempt.outcome).toBe('claimed');
+  expect(ms).toBeGreaterThanOrEqual(300);
+  expect(await readJob(pool(), jobId)).toMatchObject({
+    status: 'running',
+    attempts: 1,
+    leaseToken: attempt.outcome === 'claimed' ? attempt.job.token : 'none',
+  });
+};
+
+const busyPastLockWait = (claimFn: ClaimFn) => async () => {
+  const jobId = await newJob();
+  const holder = await holdRow(jobId);
+  try {
+    const { attempt, ms } = await started(claimFn, jobId).result;
+    expect(attempt).toEqual({ outcome: 'busy' });
+    expect(ms).toBeGreaterThanOrEqual(timings.lockWaitSeconds * 1000 - 50);
+  } finally {
+    await holder.release();
+  }
+  expect(await readJob(pool(), jobId)).toMatchObject({ status: 'queued', attempts: 0 });
+  // Put back and delivered again later, it claims the job.
+  expect(outcomeOf(await claimFn(pool(), jobId, OPTIONS))).toBe('claimed');
+};
+
+/** A finished job, claimed once more while `holding` holds its row; returns what that claim answered. */
+const claimFinishedWhileHeld = async (claimFn: ClaimFn) => {
+  const jobId = await newJob();
+  const first = await claimFn(pool(), jobId, OPTIONS);
+  if (first.outcome !== 'claimed') throw new Error(`setup: the first claim answered ${first.outcome}`);
+  expect(await finishAndLeave(pool(), jobId, first.job.token, 'artifact.json')).toBe(true);
+  expect(await claimFn(pool(), jobId, OPTIONS)).toEqual({ outcome: 'not-claimable' });
+  const holder = await holdRow(jobId);
+  try {
+    // The row stays held until after this claim: one that waited gets the 1 s lock wait's 'busy'.
+    // (A time bound here would only race a slow machine.)
+    const { attempt } = await started(claimFn, jobId).result;
+    return attempt;
+  } finally {
+    await holder.release();
+    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  }
+};
+
+const cancelledNotClaimable = (claimFn: ClaimFn) => async () => {
+  const requested = await newJob();
+  await pool().query(REQUEST_CANCEL, [requested]);
+  expect(await claimFn(pool(), requested, OPTIONS)).toEqual({ outcome: 'not-claimable' });
+  const cancelled = await newJob();
+  await withTransaction(pool(), (tx) => cancelWith(tx, cancelled));
+  expect(await claimFn(pool(), cancelled, OPTIONS)).toEqual({ outcome: 'not-claimable' });
+  expect(await readJob(pool(), cancelled)).toMatchObject({ status: 'cancelled', attempts: 0 });
+};
+
+const rechecksAfterWait = (claimFn: ClaimFn) => async () => {
+  const jobId = await newJob();
+  const gateBefore = await readGateCounter(pool());
+  const holder = await holdRow(jobId);
+  // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the sleep, the cancel and
+  // the release past the lock wait, and the claim would answer busy before seeing the cancel.
+  const claiming = started(claimFn, jobId, longWaitPool());
+  await sleep(200);
+  await cancelWith(holder.tx, jobId);
+  await holder.release();
+  expect((await claiming.result).attempt).toEqual({ outcome: 'not-claimable' });
+  expect(await readJob(pool(), jobId)).toMatchObject({ status: 'cancelled', attempts: 0, leaseToken: null });
+  expect(await readGateCounter(pool())).toBe(gateBefore - 1);
+};
+
+const twoAtOnceOneClaims = (claimFn: ClaimFn) => async () => {
+  for (let round = 0; round < 5; round++) {
+    const jobId = await newJob();
+    const outcomes = (await Promise.all([claimFn(pool(), jobId, OPTIONS), claimFn(pool(), jobId, OPTIONS)]))
+      .map(outcomeOf)
+      .sort();
+    expect(outcomes).toEqual(['claimed', 'not-claimable']);
+    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1 });
+  }
+};
+
+const twoWaitingOneClaims = (claimFn: ClaimFn) => async () => {
+  const jobId = await newJob();
+  const holder = await holdRow(jobId);
+  // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the sleep and the release
+  // past the lock wait, and a claim would answer busy instead of waiting for the commit.
+  const a = started(claimFn, jobId, longWaitPool());
+  const b = started(claimFn, jobId, longWaitPool());
+  await sleep(200);
+  expect(a.settled() || b.settled()).toBe(false);
+  await holder.release();
+  const outcomes = [(await a.result).attempt, (await b.result).attempt].map(outcomeOf).sort();
+  expect(outcomes).toEqual(['claimed', 'not-claimable']);
+  expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1 });
+};
+
+/** The pool with its round trips counted: each query, and each connection borrowed (a transaction's BEGIN, COMMIT and statements run on one). */
+function countingPool(): { pool: Pool; queries: () => number; connections: () => number } {
+  let queries = 0;
+  let connections = 0;
+  const counted = new Proxy(pool(), {
+    get(target, key, receiver) {
+      if (key === 'query')
+        return (...args: Parameters<Pool['query']>) => {
+          queries++;
+          return target.query(...args);
+        };
+      if (key === 'getConnection')
+        return () => {
+          connections++;
+          return target.getConnection();
+        };
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  return { pool: counted, queries: () => queries, connections: () => connections };
+}
 
 describe('claimOrWait', () => {
   it("When the job's row is locked, Then lesson 11's claim answers nothing at once: the lost wake-up's defect [test:course-claim-skips-locked-row]", async () => {
@@ -127,108 +265,87 @@ describe('claimOrWait', () => {
     expect(await readJob(pool(), jobId)).toMatchObject({ status: 'queued', attempts: 0 });
   });
 
-  it('When another transaction holds the row, Then the claim waits for its commit and claims the job [test:claim-waits-for-locked-row]', async () => {
+  it(
+    'When another transaction holds the row, Then the claim waits for its commit and claims the job [test:claim-waits-for-locked-row]',
+    waitsForLockedRow(claimOrWait),
+  );
+  it(
+    'When the row stays locked past one lock wait (1 s), Then the claim answers busy and changes nothing [test:claim-busy-past-lock-wait]',
+    busyPastLockWait(claimOrWait),
+  );
+  it('When the job is finished, Then it is not claimable, at once even while its row is locked [test:claim-finished-not-claimable]', async () => {
+    // The plain read says "finished": no reason to wait for whoever holds the row.
+    expect(await claimFinishedWhileHeld(claimOrWait)).toEqual({ outcome: 'not-claimable' });
+  });
+  it(
+    'When the job is cancelled, or its cancel is requested, Then it is not claimable [test:claim-cancelled-not-claimable]',
+    cancelledNotClaimable(claimOrWait),
+  );
+  it(
+    'When the holder cancels the job while the claim waits, Then the claim re-checks under the lock and claims nothing [test:claim-rechecks-after-wait]',
+    rechecksAfterWait(claimOrWait),
+  );
+  it(
+    'When two claims of one job run at once, Then one claims it and the other answers not-claimable [test:claim-two-at-once-one-claims]',
+    twoAtOnceOneClaims(claimOrWait),
+  );
+  it(
+    'When two claims wait on the same held row, Then after the commit one claims it and the other re-checks and answers not-claimable [test:claim-two-waiting-one-claims]',
+    twoWaitingOneClaims(claimOrWait),
+  );
+  it('When a free job is claimed, Then it takes a transaction of its own: one connection borrowed, three statements on it [test:claim-three-step-round-trips]', async () => {
     const jobId = await newJob();
-    const holder = await holdRow(jobId);
-    // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the 300 ms sleep and the
-    // release past the lock wait, and the claim would answer busy instead of waiting it out.
-    const claiming = started(jobId, longWaitPool());
-    await sleep(300);
-    expect(claiming.settled(), 'the claim must wait while the row is held').toBe(false);
-    await holder.release();
-    const { attempt, ms } = await claiming.result;
-    expect(attempt.outcome).toBe('claimed');
-    expect(ms).toBeGreaterThanOrEqual(300);
-    expect(await readJob(pool(), jobId)).toMatchObject({
-      status: 'running',
-      attempts: 1,
-      leaseToken: attempt.outcome === 'claimed' ? attempt.job.token : 'none',
+    const counted = countingPool();
+    expect(outcomeOf(await claimOrWait(counted.pool, jobId, OPTIONS))).toBe('claimed');
+    expect({ connections: counted.connections(), poolQueries: counted.queries() }).toEqual({
+      connections: 1,
+      poolQueries: 0,
     });
   });
+});
 
-  it('When the row stays locked past one lock wait (1 s), Then the claim answers busy and changes nothing [test:claim-busy-past-lock-wait]', async () => {
+describe('claimInOneUpdate', () => {
+  it(
+    'When another transaction holds the row, Then the UPDATE waits for its commit and claims the job [test:one-update-waits-for-locked-row]',
+    waitsForLockedRow(claimInOneUpdate),
+  );
+  it(
+    'When the row stays locked past one lock wait (1 s), Then the claim answers busy and changes nothing [test:one-update-busy-past-lock-wait]',
+    busyPastLockWait(claimInOneUpdate),
+  );
+  it('When the job is finished, Then it is not claimable, but while its row is held the UPDATE waits for the holder: busy after one lock wait [test:one-update-finished-waits-for-holder]', async () => {
+    // What the one-update form gives up: a row found by its primary key is read under its lock.
+    expect(await claimFinishedWhileHeld(claimInOneUpdate)).toEqual({ outcome: 'busy' });
+  });
+  it(
+    'When the job is cancelled, or its cancel is requested, Then it is not claimable [test:one-update-cancelled-not-claimable]',
+    cancelledNotClaimable(claimInOneUpdate),
+  );
+  it(
+    'When the holder cancels the job while the UPDATE waits, Then it is evaluated on the cancelled row and claims nothing [test:one-update-rechecks-after-wait]',
+    rechecksAfterWait(claimInOneUpdate),
+  );
+  it(
+    'When two claims of one job run at once, Then one claims it and the other answers not-claimable [test:one-update-two-at-once-one-claims]',
+    twoAtOnceOneClaims(claimInOneUpdate),
+  );
+  it(
+    'When two claims wait on the same held row, Then after the commit one claims it and the other answers not-claimable [test:one-update-two-waiting-one-claims]',
+    twoWaitingOneClaims(claimInOneUpdate),
+  );
+  it('When a free job is claimed, Then it takes two statements on the pool and no transaction [test:one-update-two-statements]', async () => {
     const jobId = await newJob();
-    const holder = await holdRow(jobId);
-    try {
-      const { attempt, ms } = await started(jobId).result;
-      expect(attempt).toEqual({ outcome: 'busy' });
-      expect(ms).toBeGreaterThanOrEqual(timings.lockWaitSeconds * 1000 - 50);
-    } finally {
-      await holder.release();
-    }
-    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'queued', attempts: 0 });
-    // Put back and delivered again later, it claims the job.
-    expect(outcomeOf(await claimOrWait(pool(), jobId, OPTIONS))).toBe('claimed');
+    const counted = countingPool();
+    expect(outcomeOf(await claimInOneUpdate(counted.pool, jobId, OPTIONS))).toBe('claimed');
+    expect({ connections: counted.connections(), poolQueries: counted.queries() }).toEqual({
+      connections: 0,
+      poolQueries: 2,
+    });
   });
-
-  it('When the job is finished, Then it is not claimable, at once even while its row is locked [test:claim-finished-not-claimable]', async () => {
-    const jobId = await newJob();
-    const first = await claimOrWait(pool(), jobId, OPTIONS);
-    if (first.outcome !== 'claimed') throw new Error(`setup: the first claim answered ${first.outcome}`);
-    expect(await finishAndLeave(pool(), jobId, first.job.token, 'artifact.json')).toBe(true);
-    expect(await claimOrWait(pool(), jobId, OPTIONS)).toEqual({ outcome: 'not-claimable' });
-    // The plain read says "finished": no reason to wait for whoever holds the row.
-    const holder = await holdRow(jobId);
-    try {
-      // The outcome is the proof that it did not wait: the row stays held until after this, so a
-      // claim that waited would get the 1 s lock wait's 'busy'. (A time bound here would only race a slow machine.)
-      const { attempt } = await started(jobId).result;
-      expect(attempt).toEqual({ outcome: 'not-claimable' });
-    } finally {
-      await holder.release();
-    }
-    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'succeeded', attempts: 1 });
-  });
-
-  it('When the job is cancelled, or its cancel is requested, Then it is not claimable [test:claim-cancelled-not-claimable]', async () => {
-    const requested = await newJob();
-    await pool().query(REQUEST_CANCEL, [requested]);
-    expect(await claimOrWait(pool(), requested, OPTIONS)).toEqual({ outcome: 'not-claimable' });
-    const cancelled = await newJob();
-    await withTransaction(pool(), (tx) => cancelWith(tx, cancelled));
-    expect(await claimOrWait(pool(), cancelled, OPTIONS)).toEqual({ outcome: 'not-claimable' });
-    expect(await readJob(pool(), cancelled)).toMatchObject({ status: 'cancelled', attempts: 0 });
-  });
-
-  it('When the holder cancels the job while the claim waits, Then the claim re-checks under the lock and claims nothing [test:claim-rechecks-after-wait]', async () => {
-    const jobId = await newJob();
-    const gateBefore = await readGateCounter(pool());
-    const holder = await holdRow(jobId);
-    // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the sleep, the cancel and
-    // the release past the lock wait, and the claim would answer busy before seeing the cancel.
-    const claiming = started(jobId, longWaitPool());
-    await sleep(200);
-    await cancelWith(holder.tx, jobId);
-    await holder.release();
-    expect((await claiming.result).attempt).toEqual({ outcome: 'not-claimable' });
-    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'cancelled', attempts: 0, leaseToken: null });
-    expect(await readGateCounter(pool())).toBe(gateBefore - 1);
-  });
-
-  it('When two claims of one job run at once, Then one claims it and the other answers not-claimable [test:claim-two-at-once-one-claims]', async () => {
-    for (let round = 0; round < 5; round++) {
-      const jobId = await newJob();
-      const outcomes = (await Promise.all([claimOrWait(pool(), jobId, OPTIONS), claimOrWait(pool(), jobId, OPTIONS)]))
-        .map(outcomeOf)
-        .sort();
-      expect(outcomes).toEqual(['claimed', 'not-claimable']);
-      expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1 });
-    }
-  });
-
-  it('When two claims wait on the same held row, Then after the commit one claims it and the other re-checks and answers not-claimable [test:claim-two-waiting-one-claims]', async () => {
-    const jobId = await newJob();
-    const holder = await holdRow(jobId);
-    // On the 5 s lock-wait pool: with 1 s, a slow machine could stretch the sleep and the release
-    // past the lock wait, and a claim would answer busy instead of waiting for the commit.
-    const a = started(jobId, longWaitPool());
-    const b = started(jobId, longWaitPool());
-    await sleep(200);
-    expect(a.settled() || b.settled()).toBe(false);
-    await holder.release();
-    const outcomes = [(await a.result).attempt, (await b.result).attempt].map(outcomeOf).sort();
-    expect(outcomes).toEqual(['claimed', 'not-claimable']);
-    expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1 });
+  it('CLAIM_FORM names the two forms; one-update is the default [test:claim-form-default]', () => {
+    expect(claimOfForm('one-update')).toBe(claimInOneUpdate);
+    expect(claimOfForm('three-step')).toBe(claimOrWait);
+    expect(COURSE_TIMINGS.claimForm).toBe('one-update');
   });
 });
 

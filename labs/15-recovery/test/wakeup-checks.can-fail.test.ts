@@ -5,7 +5,7 @@
 import { canFailSuite } from '@tasks-lab/lab-kit/testing';
 import { describe } from 'vitest';
 import { buildWakeupChecks, type WakeupCheckDeps } from '../scripts/wakeup-checks.ts';
-import { skipLockedOnly, waitsWithoutRecheck } from './fixtures/broken-wakeup.ts';
+import { skipLockedOnly, updatesByIdAlone, waitsWithoutRecheck } from './fixtures/broken-wakeup.ts';
 
 const broken = (deps: WakeupCheckDeps) => (): WakeupCheckDeps => deps;
 
@@ -39,6 +39,19 @@ describe('wake-up checks can fail', () => {
     'the "fixed" claim is really SKIP LOCKED only',
     broken({ wakeupFixedClaim: skipLockedOnly }),
     { observed: /2 × not-claimable, now queued/ },
+  );
+  suite.breaks(
+    'lost-wake-up-fixed-one-update',
+    'the one-update claim is really SKIP LOCKED only',
+    broken({ wakeupOneUpdateClaim: skipLockedOnly }),
+    { observed: /claimed by their first delivery: 0 of 5/ },
+  );
+  suite.breaks(
+    'duplicate-wake-up-one-claim-one-update',
+    "the one update claims by id alone: it waits for the row but does not repeat the claim's conditions",
+    broken({ wakeupOneUpdateClaim: updatesByIdAlone }),
+    // Both UPDATEs land; the first claimer's read then finds the second's token, so it counts as not claimed.
+    { observed: /1 × claimed, 1 × not-claimable, now running with attempts 2/ },
   );
   suite.coversEveryCheck();
 });

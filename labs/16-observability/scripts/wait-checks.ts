@@ -20,7 +20,7 @@ import { COURSE_RULES, readGateCounter } from '@tasks-lab/13-admission';
 import { defineCheck, outcome, SECOND, withResources, type Check } from '@tasks-lab/lab-kit';
 import { microseconds, readJob } from '@tasks-lab/11-mysql-leases';
 import {
-  claimOrWait,
+  claimInOneUpdate,
   READ_DEAD_LETTER,
   recoverBatch,
   SET_NEXT_ATTEMPT_AHEAD,
@@ -39,7 +39,7 @@ export interface WaitParts {
   recoverBatch: RecoverBatch;
 }
 
-export const WAIT_PARTS: WaitParts = { claim: claimOrWait, recoverBatch };
+export const WAIT_PARTS: WaitParts = { claim: claimInOneUpdate, recoverBatch };
 
 export interface WaitCheckDeps {
   /** Broken parts (the can-fail tests); the rest stay the lab's. */

@@ -25,7 +25,7 @@ import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { isTerminal, JOB_STATES } from '@tasks-lab/01-state-machine';
 import { microseconds } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, FAST_QUEUE } from '@tasks-lab/13-admission';
-import { claimOrWait, type ClaimAttempt, type ClaimOptions } from '@tasks-lab/15-recovery';
+import { claimInOneUpdate, type ClaimAttempt, type ClaimOptions } from '@tasks-lab/15-recovery';
 import { percentile } from '@tasks-lab/lab-kit';
 import type { MonitoringSettings } from './monitoring-targets.ts';
 
@@ -56,7 +56,10 @@ type Claim = (pool: Pool, jobId: string, options: ClaimOptions) => Promise<Claim
  * A claim that records the job's first claim once it won (lesson 16's workers use this one). A
  * stamp that fails is reported and the claim stands: a lost measurement must not cost an export.
  */
-export function recordingFirstClaim(claim: Claim = claimOrWait, report: (line: string) => void = console.error): Claim {
+export function recordingFirstClaim(
+  claim: Claim = claimInOneUpdate,
+  report: (line: string) => void = console.error,
+): Claim {
   return async (pool, jobId, options) => {
     const attempt = await claim(pool, jobId, options);
     if (attempt.outcome === 'claimed') {

@@ -11,6 +11,7 @@
 //   LOG_LEVEL=silent pnpm worker:bulk                       lesson 15's lines only
 import { runMain } from '@tasks-lab/lab-kit';
 import {
+  claimOfForm,
   runRecoveryWorker,
   startRecoveryWorker,
   type ChunkedParts,
@@ -35,7 +36,7 @@ export type StartObservedWorkerOptions = Omit<StartRecoveryWorkerOptions, 'fault
 export async function startObservedWorker(options: StartObservedWorkerOptions): Promise<RunningRecoveryWorker> {
   const { logger, faults = observedFaults(), adjustHooks, ...rest } = options;
   const hooks = observedHooks({ logger, faults });
-  const parts = { claimOrWait: recordingFirstClaim(), ...rest.parts };
+  const parts = { claimOrWait: recordingFirstClaim(claimOfForm(rest.timings.claimForm)), ...rest.parts };
   return startRecoveryWorker({
     ...rest,
     parts,
@@ -67,7 +68,7 @@ export async function runObservedWorker(variant: ObservedWorkerVariant = {}): Pr
     faults: asRecoveryFaults(faults),
     describe: () => describeTimings(timings),
     hooks: variant.adjustHooks ? variant.adjustHooks(hooks, logger) : hooks,
-    parts: { claimOrWait: recordingFirstClaim(), ...variant.parts },
+    parts: { claimOrWait: recordingFirstClaim(claimOfForm(timings.claimForm)), ...variant.parts },
     note: variant.note,
   });
 }

@@ -10,7 +10,13 @@ import type { Pool } from 'mysql2/promise';
 import type { PublisherParts } from '@tasks-lab/12-outbox';
 import { finishAndLeave } from '@tasks-lab/13-admission';
 import { handleTick, scheduleOnce } from '@tasks-lab/14-schedule-slots';
-import { claimOrWait, recoverBatch, type ChunkedParts, type ClaimFn, type RecoverBatch } from '@tasks-lab/15-recovery';
+import {
+  claimInOneUpdate,
+  recoverBatch,
+  type ChunkedParts,
+  type ClaimFn,
+  type RecoverBatch,
+} from '@tasks-lab/15-recovery';
 import { createApp } from '../app.ts';
 import { admitTraced } from '../trace-context.ts';
 
@@ -43,7 +49,7 @@ export interface MatrixParts {
   killedWorker: ProcessCommand;
   /** One recovery scanner batch (the in-process scanner's, and the direct scans). */
   recoverBatch: RecoverBatch;
-  /** A direct claim of one job (a duplicate message's): lesson 15's claimOrWait. */
+  /** A direct claim of one job (a duplicate message's): lesson 15's claimInOneUpdate, the lab's default. */
   claim: ClaimFn;
   /** A direct finish (an old holder's, a cancelled holder's): lesson 13's finishAndLeave. */
   finish: typeof finishAndLeave;
@@ -61,7 +67,7 @@ export const MATRIX_PARTS: MatrixParts = {
   workerParts: {},
   killedWorker: KILLED_WORKER,
   recoverBatch,
-  claim: claimOrWait,
+  claim: claimInOneUpdate,
   finish: finishAndLeave,
   scheduleOnce,
   handleTick,
