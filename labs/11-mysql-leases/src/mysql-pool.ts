@@ -60,6 +60,7 @@ export async function openJobsDatabase(options: OpenJobsDatabaseOptions = {}): P
     timezone: 'Z',
     connectTimeout: settings.connectTimeoutMs,
     connectionLimit: options.connectionLimit ?? 5,
+    trace: settings.queryStackTraces === 'on',
   });
   const flavour = await readFlavour(database, connectionOptions, settings.queryTimeoutMs);
   const pool = mysql.createPool(connectionOptions);
