@@ -9,7 +9,10 @@
 //             are taken this way, the other half with lab 15's default claimInOneUpdate (the
 //             UPDATE alone, then the read), reported beside the bound and not in it: the bound
 //             stays the course's five transactions, a fixed yardstick
-//   finish    lab 13's finishAndLeave: the CAS on the token, result_ref, out of the gate
+//   finish    lab 13's finishAndLeave: the CAS on the token, result_ref, out of the gate, the
+//             course's shape (BEGIN, FINISH, LEAVE_GATE, COMMIT); half the jobs are finished
+//             so, the other half with lab 13's default finishAndLeaveInOneStatement (one
+//             multi-table UPDATE), reported beside the bound like the one-update take
 //
 // With rᵢ the rate of transaction i (per export), one export costs Σ 1/rᵢ seconds of database
 // time if nothing overlapped; the bound is 1 / Σ(1/rᵢ) exports/s. A pipeline that reaches a good
@@ -20,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { runMain } from '@tasks-lab/lab-kit';
 import { ensureInfra } from '@tasks-lab/infra';
 import { claimEvents, type ClaimedEvent } from '@tasks-lab/12-outbox';
-import { finishAndLeave } from '@tasks-lab/13-admission';
+import { finishAndLeave, finishAndLeaveInOneStatement } from '@tasks-lab/13-admission';
 import { claimInOneUpdate, claimOrWait, confirmAndRecordDispatch, type ClaimFn } from '@tasks-lab/15-recovery';
 import { admitTraced, COURSE_TIMINGS, freshDatabase } from '@tasks-lab/16-observability';
 
@@ -36,6 +39,8 @@ export interface TransactionRates {
   boundPerSecond: number;
   /** Takes per second with lab 15's default claimInOneUpdate, on the other half of the jobs (not in the bound). */
   takeOneUpdatePerSecond: number;
+  /** Finishes per second with lab 13's default finishAndLeaveInOneStatement, on the other half (not in the bound). */
+  finishOneStatementPerSecond: number;
 }
 
 const CONCURRENCY = 4;
@@ -97,8 +102,13 @@ export async function measureTransactions(jobs = 1500): Promise<TransactionRates
     const take = await timed(jobIds.slice(0, half), CONCURRENCY, takeWith(claimOrWait));
     const takeOneUpdatePerSecond = await timed(jobIds.slice(half), CONCURRENCY, takeWith(claimInOneUpdate));
 
-    const finish = await timed(jobIds, CONCURRENCY, (jobId) =>
-      finishAndLeave(pool, jobId, tokens.get(jobId) ?? '', `${jobId}.json`),
+    const finishWith = (finishFn: typeof finishAndLeave) => (jobId: string) =>
+      finishFn(pool, jobId, tokens.get(jobId) ?? '', `${jobId}.json`);
+    const finish = await timed(jobIds.slice(0, half), CONCURRENCY, finishWith(finishAndLeave));
+    const finishOneStatementPerSecond = await timed(
+      jobIds.slice(half),
+      CONCURRENCY,
+      finishWith(finishAndLeaveInOneStatement),
     );
     const perSecond = { admit, claim, confirm, take, finish };
     return {
@@ -107,6 +117,7 @@ export async function measureTransactions(jobs = 1500): Promise<TransactionRates
       perSecond,
       boundPerSecond: databaseBound(Object.values(perSecond)),
       takeOneUpdatePerSecond,
+      finishOneStatementPerSecond,
     };
   } finally {
     await db.drop();
@@ -117,6 +128,10 @@ async function main(): Promise<void> {
   await ensureInfra({ services: ['mysql'], log: (line) => console.log(`[infra] ${line}`) });
   const rates = await measureTransactions();
   for (const name of TRANSACTIONS) console.log(`${name.padEnd(8)} ${Math.round(rates.perSecond[name])} /s`);
+  const finishRatio = rates.finishOneStatementPerSecond / rates.perSecond.finish;
+  console.log(
+    `finish with finishAndLeaveInOneStatement (lab 13's default, not in the bound): ${Math.round(rates.finishOneStatementPerSecond)} /s, ${finishRatio.toFixed(2)}x finishAndLeave`,
+  );
   const ratio = rates.takeOneUpdatePerSecond / rates.perSecond.take;
   console.log(
     `take with claimInOneUpdate (lab 15's default, not in the bound): ${Math.round(rates.takeOneUpdatePerSecond)} /s, ${ratio.toFixed(2)}x claimOrWait`,

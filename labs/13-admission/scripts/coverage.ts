@@ -70,7 +70,12 @@ export const COVERAGE = coverage([
   {
     section: 'acceptance',
     item: 'The total admitted has a limit that can be verified',
-    gradedBy: [...BURST_EVERY_FORM, 'test:exercise-concurrent-never-over-limit'],
+    gradedBy: [
+      ...BURST_EVERY_FORM,
+      'test:exercise-concurrent-never-over-limit',
+      'test:finish-one-statement-two-at-once',
+      'test:finish-transaction-two-at-once',
+    ],
   },
   {
     section: 'acceptance',

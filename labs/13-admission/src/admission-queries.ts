@@ -71,6 +71,27 @@ export const LEAVE_GATE = `
   SET active_jobs = active_jobs - 1
   WHERE id = 1`;
 
+/**
+ * Lesson 11's FINISH and LEAVE_GATE as ONE statement (FINISH_FORM=one-statement): a multi-table
+ * UPDATE that changes the job and the gate row together or not at all, with no transaction
+ * around it. STRAIGHT_JOIN reads (and locks) the job's row first, then the gate's: the lock
+ * order above. Both rows are found by their primary keys and locked before the conditions are
+ * judged, so a finish that is refused (an old token) still takes the gate's lock for this one
+ * statement, and changes nothing. The gate row is held for one statement instead of across a
+ * round trip and a COMMIT. The CHECK (active_jobs >= 0) still refuses an exit that had no entry
+ * (and the job's change with it: one statement).
+ * Affected rows: 2 = published and left; 0 = not the holder any more (or the gate row is missing).
+ * Parameters: [resultRef, id, statesThatMayMoveTo('succeeded'), token].
+ */
+export const FINISH_AND_LEAVE = `
+  UPDATE export_jobs AS j
+  STRAIGHT_JOIN export_admission_gate AS g ON g.id = 1
+  SET j.status = 'succeeded', j.result_ref = ?, j.result_rows = JSON_LENGTH(j.snapshot),
+      j.error_code = NULL, j.error_message = NULL, j.updated_at = NOW(6),
+      g.active_jobs = g.active_jobs - 1
+  WHERE j.id = ? AND j.status IN (?) AND j.lease_token = ?
+    AND j.lease_until > NOW(6) AND j.deadline_at > NOW(6) AND j.cancel_requested = FALSE`;
+
 /** The counter, without a lock (what monitoring and the checks read). Rows: 1. Parameters: none. */
 export const READ_GATE = `
   SELECT active_jobs

@@ -21,6 +21,8 @@ export {
   type RouteQueue,
   GATE_DESIGNS,
   EARLY_REFUSAL,
+  FINISH_FORMS,
+  type FinishForm,
   type GateDesign,
   ADMISSION_OPTIONS,
   type AdmissionOptionValues,
@@ -54,6 +56,7 @@ export {
   SET_CLIENT,
   ENTER_GATE,
   LEAVE_GATE,
+  FINISH_AND_LEAVE,
   READ_GATE,
   BACKLOG_BY_STATUS,
   BACKLOG_BY_QUEUE,
@@ -67,6 +70,8 @@ export {
   readGateCounter,
   countActiveJobs,
   finishAndLeave,
+  finishAndLeaveInOneStatement,
+  finishOfForm,
 } from './gate.ts';
 export {
   type AdmissionRules,

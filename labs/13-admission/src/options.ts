@@ -41,6 +41,9 @@ export type RouteQueue = (typeof ROUTES)[Route];
 export const GATE_DESIGNS = ['counter', 'count'] as const;
 export type GateDesign = (typeof GATE_DESIGNS)[number];
 export const EARLY_REFUSAL = ['on', 'off'] as const;
+/** How a worker finishes a job and leaves the gate (src/gate.ts's finishOfForm); the first is the default. */
+export const FINISH_FORMS = ['one-statement', 'transaction'] as const;
+export type FinishForm = (typeof FINISH_FORMS)[number];
 
 export const ADMISSION_OPTIONS = defineOptions({
   ...OUTBOX_OPTIONS.specs,
@@ -77,6 +80,13 @@ export const ADMISSION_OPTIONS = defineOptions({
    * gate's lock. Admission itself is decided under the lock either way. @defaultValue 'on'
    */
   earlyRefusal: choice('ADMISSION_EARLY_REFUSAL', 'on', EARLY_REFUSAL),
+  /**
+   * How a worker publishes a job and takes it out of the gate (src/gate.ts): `one-statement`,
+   * one multi-table UPDATE of the job and the gate row; `transaction`, the course's shape,
+   * lesson 11's FINISH and then LEAVE_GATE in one transaction. Both change both rows or neither.
+   * @defaultValue 'one-statement'
+   */
+  finishForm: choice('FINISH_FORM', 'one-statement', FINISH_FORMS),
 });
 export type AdmissionOptionValues = ReturnType<typeof ADMISSION_OPTIONS.defaults>;
 

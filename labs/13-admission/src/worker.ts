@@ -19,9 +19,11 @@ import {
   type RunningExportWorker,
   type StartExportWorkerOptions,
 } from '@tasks-lab/11-mysql-leases';
-import { finishAndLeave } from './gate.ts';
+import { finishOfForm } from './gate.ts';
 import {
+  COURSE_TIMINGS,
   describeTimings,
+  type FinishForm,
   LAB,
   readAdmissionOptions,
   WORKER_PROCESS_OPTIONS,
@@ -33,16 +35,18 @@ import { exportsAddress, routeNamed } from './queue.ts';
 export interface StartRouteWorkerOptions extends Omit<StartExportWorkerOptions, 'address' | 'process'> {
   queueName: RouteQueue;
   process: WorkerProcessOptionValues;
+  /** How the finish leaves the gate (FINISH_FORM). @defaultValue 'one-statement' */
+  finishForm?: FinishForm;
 }
 
-/** Lesson 11's worker on one of lesson 13's queues (under process.queuePrefix), finishing with finishAndLeave (unless a fixture swaps it). */
+/** Lesson 11's worker on one of lesson 13's queues (under process.queuePrefix), finishing and leaving the gate (unless a fixture swaps the finish). */
 export function startRouteWorker(options: StartRouteWorkerOptions): Promise<RunningExportWorker> {
-  const { queueName, ...rest } = options;
+  const { queueName, finishForm = COURSE_TIMINGS.finishForm, ...rest } = options;
   return startExportWorker({
     ...rest,
     process: { ...rest.process, queueName },
     address: exportsAddress(queueName, rest.process.queuePrefix),
-    parts: { finish: finishAndLeave, ...rest.parts },
+    parts: { finish: finishOfForm(finishForm), ...rest.parts },
   });
 }
 
@@ -70,7 +74,13 @@ async function main(): Promise<void> {
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   // Safe from every process at start-up: a named lock serialises it, applied files are skipped.
   await migrateLab(LAB, { database: settings.database });
-  const running = await startRouteWorker({ queueName, process: settings, lease: timings, faults });
+  const running = await startRouteWorker({
+    queueName,
+    process: settings,
+    lease: timings,
+    faults,
+    finishForm: timings.finishForm,
+  });
   logDeliveries(running, queueName);
   onShutdown(running.close, { graceMs: WORKER_SHUTDOWN_GRACE_MS });
   console.log(

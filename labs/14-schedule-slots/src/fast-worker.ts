@@ -14,7 +14,7 @@ import {
   type ExportFaults,
   type WakeUpMessage,
 } from '@tasks-lab/11-mysql-leases';
-import { exportsAddress, FAST_QUEUE, finishAndLeave } from '@tasks-lab/13-admission';
+import { exportsAddress, FAST_QUEUE, finishOfForm } from '@tasks-lab/13-admission';
 import { openJobsDatabase } from './database.ts';
 import type { ScheduleOptionValues, WorkerProcessOptionValues } from './options.ts';
 import {
@@ -66,7 +66,7 @@ export async function startFastWorker(options: StartFastWorkerOptions): Promise<
     maxAttempts: timings.maxAttempts,
     artifactsDir: settings.artifactsDir,
     faults,
-    parts: { finish: finishAndLeave },
+    parts: { finish: finishOfForm(timings.finishForm) },
   };
   const handleSignal = tickJobHandler(pool, timings, tick);
   const handlers: JobHandlers<FastJobData, FastJobResult, FastJobName> = {

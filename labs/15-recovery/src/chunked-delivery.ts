@@ -8,7 +8,8 @@
 //   2. write         the artifact in chunks of EXPORT_CHUNK_ROWS (src/export-chunks.ts), asking
 //                    canContinue (src/can-continue.ts: the lease is ours, nobody asked to cancel)
 //                    and the abort signal before EACH chunk; a stop leaves no artifact.
-//   3. finish        lesson 13's finishAndLeave: its FINISH refuses a cancelled job, a lost lease
+//   3. finish        lesson 13's finish and exit from the gate (one statement by default,
+//                    FINISH_FORM): its FINISH refuses a cancelled job, a lost lease
 //                    and a passed deadline, and the success leaves the admission gate.
 //
 // Why not lesson 11's deliverExport with swapped parts (as lessons 13 and 14 do): its claim
@@ -24,7 +25,7 @@ import {
   type ClaimedJob,
   type DeliveryOutcome,
 } from '@tasks-lab/11-mysql-leases';
-import { finishAndLeave } from '@tasks-lab/13-admission';
+import { finishAndLeaveInOneStatement, type finishAndLeave } from '@tasks-lab/13-admission';
 import { canContinue } from './can-continue.ts';
 import { claimInOneUpdate, type ClaimFn } from './claim.ts';
 import { writeArtifactInChunks, type ChunkStopReason } from './export-chunks.ts';
@@ -52,7 +53,7 @@ export interface ChunkedParts {
 export const CHUNKED_PARTS: ChunkedParts = {
   claimOrWait: claimInOneUpdate,
   canContinue,
-  finish: finishAndLeave,
+  finish: finishAndLeaveInOneStatement,
   writeChunks: writeArtifactInChunks,
 };
 

@@ -9,7 +9,7 @@ import type { RedisOptions } from 'ioredis';
 import { errorMessage, idempotent } from '@tasks-lab/lab-kit';
 import { EXPORT_JOB_NAME, startWorker, type ExportJobName, type JobHandlers } from '@tasks-lab/08-broker-worker';
 import type { ClaimedJob, WakeUpMessage } from '@tasks-lab/11-mysql-leases';
-import { type BULK_QUEUE, exportsAddress, FAST_QUEUE } from '@tasks-lab/13-admission';
+import { type BULK_QUEUE, exportsAddress, FAST_QUEUE, finishOfForm } from '@tasks-lab/13-admission';
 import {
   describeTick,
   tickJobHandler,
@@ -110,7 +110,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     artifactsDir: settings.artifactsDir,
     chunkRows: timings.chunkRows,
     faults,
-    parts: { claimOrWait: claimOfForm(timings.claimForm), ...options.parts },
+    parts: { claimOrWait: claimOfForm(timings.claimForm), finish: finishOfForm(timings.finishForm), ...options.parts },
     signal: signal ? AbortSignal.any([signal, shutdown.signal]) : shutdown.signal,
     onClaim: (claimed) => {
       log(describeClaim(queueName, claimed, job.id));

@@ -4,7 +4,9 @@
 // fails here and has to say why. 11->12 is the one pair above 500: what is left there is lesson
 // 12's own rewrite of `pnpm submit` (it now prints the job's outbox event and nudges the
 // publisher) and its options (the publisher's six), not re-wiring. 12->13 went from 500 to 520
-// with lesson 13's early refusal (its option, its step in app.ts, its new checks' names): lesson.
+// with lesson 13's early refusal (its option, its step in app.ts, its new checks' names), then to
+// 539 with its finish in one statement (FINISH_AND_LEAVE, finishAndLeaveInOneStatement, FINISH_FORM):
+// lesson, both.
 import { describe, expect, it } from 'vitest';
 import { renderDiff } from '../src/diff.ts';
 import { findLab, type Lab } from '../src/labs.ts';
@@ -15,7 +17,7 @@ const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
   '10->11': 485,
   '11->12': 535,
-  '12->13': 530,
+  '12->13': 545,
   '13->14': 360,
   '14->15': 385,
   '15->16': 485,

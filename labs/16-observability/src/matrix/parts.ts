@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Pool } from 'mysql2/promise';
 import type { PublisherParts } from '@tasks-lab/12-outbox';
-import { finishAndLeave } from '@tasks-lab/13-admission';
+import { finishAndLeaveInOneStatement, type finishAndLeave } from '@tasks-lab/13-admission';
 import { handleTick, scheduleOnce } from '@tasks-lab/14-schedule-slots';
 import {
   claimInOneUpdate,
@@ -51,7 +51,7 @@ export interface MatrixParts {
   recoverBatch: RecoverBatch;
   /** A direct claim of one job (a duplicate message's): lesson 15's claimInOneUpdate, the lab's default. */
   claim: ClaimFn;
-  /** A direct finish (an old holder's, a cancelled holder's): lesson 13's finishAndLeave. */
+  /** A direct finish (an old holder's, a cancelled holder's): lesson 13's, in one statement (the default FINISH_FORM). */
   finish: typeof finishAndLeave;
   /** Scheduling a slot: lesson 14's scheduleOnce. */
   scheduleOnce: typeof scheduleOnce;
@@ -68,7 +68,7 @@ export const MATRIX_PARTS: MatrixParts = {
   killedWorker: KILLED_WORKER,
   recoverBatch,
   claim: claimInOneUpdate,
-  finish: finishAndLeave,
+  finish: finishAndLeaveInOneStatement,
   scheduleOnce,
   handleTick,
   createApp,
