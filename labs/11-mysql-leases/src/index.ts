@@ -72,6 +72,7 @@ export {
   artifactName,
   type JobRow,
   readJob,
+  claimedJobFrom,
   readJobWith,
   decodeSnapshot,
   microseconds,

@@ -272,19 +272,24 @@ export async function claim(
       maxAttempts,
     ]);
     if (claimed.affectedRows !== 1) return undefined;
-    const row = await readJobWith(tx, jobId);
+    const job = claimedJobFrom(await readJobWith(tx, jobId), jobId, token);
     // We hold the row lock: nobody else can have changed it since our update.
-    if (row?.leaseToken !== token || !row.leaseUntil)
-      throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
-    return {
-      jobId,
-      token,
-      attempts: row.attempts,
-      snapshot: row.snapshot,
-      leaseUntil: row.leaseUntil,
-      deadlineAt: row.deadlineAt,
-    };
+    if (!job) throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
+    return job;
   });
+}
+
+/** What a claimer needs from the row it just claimed; undefined when the row does not carry `token`. */
+export function claimedJobFrom(row: JobRow | undefined, jobId: string, token: string): ClaimedJob | undefined {
+  if (row?.leaseToken !== token || !row.leaseUntil) return undefined;
+  return {
+    jobId,
+    token,
+    attempts: row.attempts,
+    snapshot: row.snapshot,
+    leaseUntil: row.leaseUntil,
+    deadlineAt: row.deadlineAt,
+  };
 }
 
 /**

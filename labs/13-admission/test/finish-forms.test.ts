@@ -3,11 +3,12 @@
 // finishAndLeaveInOneStatement (the default: one multi-table UPDATE). Both publish and leave the
 // gate together or not at all; an old holder changes nothing; two finishes with one token leave
 // once; an exit with no entry is refused with the job's change. And what each costs.
-import type { Pool, PoolConnection } from 'mysql2/promise';
+import type { PoolConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claim, readJob, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { admitExport } from '../src/admission.ts';
 import { sleep } from '@tasks-lab/lab-kit';
+import { countingCalls } from '@tasks-lab/lab-kit/testing';
 import { LOCK_GATE } from '../src/admission-queries.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import {
@@ -84,27 +85,8 @@ const exitWithoutEntryRefused = (finish: Finish) => async () => {
   expect(await readGateCounter(db.pool)).toBe(0);
 };
 
-/** The pool with its round trips counted: each query on it, and each connection borrowed for a transaction. */
-function countingPool(): { pool: Pool; queries: () => number; connections: () => number } {
-  let queries = 0;
-  let connections = 0;
-  const counted = new Proxy(db.pool, {
-    get(target, key, receiver) {
-      if (key === 'query')
-        return (...args: Parameters<Pool['query']>) => {
-          queries++;
-          return target.query(...args);
-        };
-      if (key === 'getConnection')
-        return () => {
-          connections++;
-          return target.getConnection();
-        };
-      return Reflect.get(target, key, receiver);
-    },
-  });
-  return { pool: counted, queries: () => queries, connections: () => connections };
-}
+/** The pool with its round trips counted: each query on it, and each connection borrowed (a transaction runs on one). */
+const countingPool = () => countingCalls(db.pool, ['query', 'getConnection']);
 
 describe('finishAndLeave (FINISH_FORM=transaction)', () => {
   it(
@@ -126,8 +108,8 @@ describe('finishAndLeave (FINISH_FORM=transaction)', () => {
   it('When the holder finishes, Then it takes a transaction of its own [test:finish-transaction-round-trips]', async () => {
     const { jobId, token } = await claimedJob();
     const counted = countingPool();
-    expect(await finishAndLeave(counted.pool, jobId, token, ref(jobId))).toBe(true);
-    expect({ connections: counted.connections(), poolQueries: counted.queries() }).toEqual({
+    expect(await finishAndLeave(counted.counted, jobId, token, ref(jobId))).toBe(true);
+    expect({ connections: counted.calls.getConnection, poolQueries: counted.calls.query }).toEqual({
       connections: 1,
       poolQueries: 0,
     });
@@ -154,8 +136,8 @@ describe('finishAndLeaveInOneStatement (FINISH_FORM=one-statement, the default)'
   it('When the holder finishes, Then it is one statement on the pool and no transaction [test:finish-one-statement-one-round-trip]', async () => {
     const { jobId, token } = await claimedJob();
     const counted = countingPool();
-    expect(await finishAndLeaveInOneStatement(counted.pool, jobId, token, ref(jobId))).toBe(true);
-    expect({ connections: counted.connections(), poolQueries: counted.queries() }).toEqual({
+    expect(await finishAndLeaveInOneStatement(counted.counted, jobId, token, ref(jobId))).toBe(true);
+    expect({ connections: counted.calls.getConnection, poolQueries: counted.calls.query }).toEqual({
       connections: 0,
       poolQueries: 1,
     });

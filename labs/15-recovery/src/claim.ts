@@ -55,6 +55,7 @@ import { statesThatMayMoveTo } from '@tasks-lab/01-state-machine';
 import {
   claim,
   CLAIM,
+  claimedJobFrom,
   ER_LOCK_WAIT_TIMEOUT,
   errnoOf,
   microseconds,
@@ -62,7 +63,6 @@ import {
   readJobWith,
   withTransaction,
   type ClaimedJob,
-  type JobRow,
 } from '@tasks-lab/11-mysql-leases';
 
 export type { ClaimedJob };
@@ -148,15 +148,8 @@ async function claimAfterWaiting(pool: Pool, jobId: string, options: ClaimOption
       ]);
       // The holder committed a change that makes the job unclaimable: do NOT claim it.
       if (locked.length === 0) return NOT_CLAIMABLE;
-      const [claimed] = await tx.query<ResultSetHeader>(CLAIM, [
-        token,
-        microseconds(options.leaseMs),
-        jobId,
-        CLAIMABLE_STATES,
-        options.maxAttempts,
-      ]);
-      if (claimed.affectedRows !== 1) return NOT_CLAIMABLE;
-      const job = claimedFrom(await readJobWith(tx, jobId), jobId, token);
+      if (!(await sendClaim(tx, jobId, token, options))) return NOT_CLAIMABLE;
+      const job = claimedJobFrom(await readJobWith(tx, jobId), jobId, token);
       // We hold the row lock: nobody else can have changed it since our update.
       if (!job) throw new Error(`job ${jobId}: the claim's row changed inside its own locked transaction`);
       return { outcome: 'claimed', job };
@@ -177,35 +170,32 @@ async function claimAfterWaiting(pool: Pool, jobId: string, options: ClaimOption
 export async function claimInOneUpdate(pool: Pool, jobId: string, options: ClaimOptions): Promise<ClaimAttempt> {
   const token = randomUUID();
   try {
-    const [claimed] = await pool.query<ResultSetHeader>(CLAIM, [
-      token,
-      microseconds(options.leaseMs),
-      jobId,
-      CLAIMABLE_STATES,
-      options.maxAttempts,
-    ]);
-    if (claimed.affectedRows !== 1) return NOT_CLAIMABLE;
+    if (!(await sendClaim(pool, jobId, token, options))) return NOT_CLAIMABLE;
   } catch (err) {
     if (errnoOf(err) === ER_LOCK_WAIT_TIMEOUT) return BUSY;
     throw err;
   }
   // The claim is committed and the row holds our token; only an expired lease (the scanner's
   // requeue and another claim, a lease's length later) could hand the job on before this read.
-  const job = claimedFrom(await readJob(pool, jobId), jobId, token);
+  const job = claimedJobFrom(await readJob(pool, jobId), jobId, token);
   return job ? { outcome: 'claimed', job } : NOT_CLAIMABLE;
 }
 
-/** What the worker needs from the row it just claimed; undefined when the row does not carry `token`. */
-function claimedFrom(row: JobRow | undefined, jobId: string, token: string): ClaimedJob | undefined {
-  if (row?.leaseToken !== token || !row.leaseUntil) return undefined;
-  return {
-    jobId,
+/** Lesson 11's CLAIM (the token compare-and-set) on `db`: true when it made `token` the holder. */
+async function sendClaim(
+  db: Pick<Pool, 'query'>,
+  jobId: string,
+  token: string,
+  options: ClaimOptions,
+): Promise<boolean> {
+  const [claimed] = await db.query<ResultSetHeader>(CLAIM, [
     token,
-    attempts: row.attempts,
-    snapshot: row.snapshot,
-    leaseUntil: row.leaseUntil,
-    deadlineAt: row.deadlineAt,
-  };
+    microseconds(options.leaseMs),
+    jobId,
+    CLAIMABLE_STATES,
+    options.maxAttempts,
+  ]);
+  return claimed.affectedRows === 1;
 }
 
 /** The two claims that fix the lost wake-up, by the name CLAIM_FORM gives them; the first is the lab's default. */

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool, PoolConnection, RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withResources } from '@tasks-lab/lab-kit';
+import { countingCalls } from '@tasks-lab/lab-kit/testing';
 import { EXPORT_JOB_NAME, openQueue, startWorker } from '@tasks-lab/08-broker-worker';
 import {
   claim,
@@ -231,27 +232,8 @@ const twoWaitingOneClaims = (claimFn: ClaimFn) => async () => {
   expect(await readJob(pool(), jobId)).toMatchObject({ status: 'running', attempts: 1 });
 };
 
-/** The pool with its round trips counted: each query, and each connection borrowed (a transaction's BEGIN, COMMIT and statements run on one). */
-function countingPool(): { pool: Pool; queries: () => number; connections: () => number } {
-  let queries = 0;
-  let connections = 0;
-  const counted = new Proxy(pool(), {
-    get(target, key, receiver) {
-      if (key === 'query')
-        return (...args: Parameters<Pool['query']>) => {
-          queries++;
-          return target.query(...args);
-        };
-      if (key === 'getConnection')
-        return () => {
-          connections++;
-          return target.getConnection();
-        };
-      return Reflect.get(target, key, receiver);
-    },
-  });
-  return { pool: counted, queries: () => queries, connections: () => connections };
-}
+/** The pool with its round trips counted: each query on it, and each connection borrowed (a transaction runs on one). */
+const countingPool = () => countingCalls(pool(), ['query', 'getConnection']);
 
 describe('claimOrWait', () => {
   it("When the job's row is locked, Then lesson 11's claim answers nothing at once: the lost wake-up's defect [test:course-claim-skips-locked-row]", async () => {
@@ -296,8 +278,8 @@ describe('claimOrWait', () => {
   it('When a free job is claimed, Then it takes a transaction of its own: one connection borrowed, three statements on it [test:claim-three-step-round-trips]', async () => {
     const jobId = await newJob();
     const counted = countingPool();
-    expect(outcomeOf(await claimOrWait(counted.pool, jobId, OPTIONS))).toBe('claimed');
-    expect({ connections: counted.connections(), poolQueries: counted.queries() }).toEqual({
+    expect(outcomeOf(await claimOrWait(counted.counted, jobId, OPTIONS))).toBe('claimed');
+    expect({ connections: counted.calls.getConnection, poolQueries: counted.calls.query }).toEqual({
       connections: 1,
       poolQueries: 0,
     });
@@ -336,8 +318,8 @@ describe('claimInOneUpdate', () => {
   it('When a free job is claimed, Then it takes two statements on the pool and no transaction [test:one-update-two-statements]', async () => {
     const jobId = await newJob();
     const counted = countingPool();
-    expect(outcomeOf(await claimInOneUpdate(counted.pool, jobId, OPTIONS))).toBe('claimed');
-    expect({ connections: counted.connections(), poolQueries: counted.queries() }).toEqual({
+    expect(outcomeOf(await claimInOneUpdate(counted.counted, jobId, OPTIONS))).toBe('claimed');
+    expect({ connections: counted.calls.getConnection, poolQueries: counted.calls.query }).toEqual({
       connections: 0,
       poolQueries: 2,
     });

@@ -76,3 +76,26 @@ export async function startImpostorServer(): Promise<ImpostorServer> {
     },
   };
 }
+
+/**
+ * `target` with its calls of `methods` counted, for a test that asserts round trips (how many
+ * queries a claim sends on a pool, how many connections it borrows for a transaction). Every
+ * other property is the target's own.
+ */
+export function countingCalls<T extends object, K extends keyof T & string>(
+  target: T,
+  methods: readonly K[],
+): { counted: T; calls: Record<K, number> } {
+  const calls = Object.fromEntries(methods.map((method) => [method, 0])) as Record<K, number>;
+  const counted = new Proxy(target, {
+    get(object, key, receiver) {
+      const value = Reflect.get(object, key, receiver);
+      if (typeof value !== 'function' || !(methods as readonly (string | symbol)[]).includes(key)) return value;
+      return (...args: unknown[]) => {
+        calls[key as K]++;
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+  return { counted, calls };
+}
