@@ -4,6 +4,9 @@
 //   admit     lab 16's admitTraced: snapshot, job, event, trace, the gate's counter, COMMIT
 //   claim     lab 12's claimEvents: lock up to a batch (the publisher's 10) of unsent events, COMMIT
 //   confirm   lab 15's confirmAndRecordDispatch: lock the job, mark the event sent, record the dispatch
+//             (the course's, one transaction per event); half the claimed batches are confirmed
+//             so, the other half a batch at a time with lab 15's default confirmRoundAndRecordDispatch
+//             (one multi-table UPDATE per round of 10), reported beside the bound, not in it
 //   take      lab 15's claimOrWait: the worker's claim of the job (a lease and a token), the
 //             course's statements (BEGIN, SKIP LOCKED read, UPDATE, read, COMMIT); half the jobs
 //             are taken this way, the other half with lab 15's default claimInOneUpdate (the
@@ -24,7 +27,13 @@ import { runMain } from '@tasks-lab/lab-kit';
 import { ensureInfra } from '@tasks-lab/infra';
 import { claimEvents, type ClaimedEvent } from '@tasks-lab/12-outbox';
 import { finishAndLeave, finishAndLeaveInOneStatement } from '@tasks-lab/13-admission';
-import { claimInOneUpdate, claimOrWait, confirmAndRecordDispatch, type ClaimFn } from '@tasks-lab/15-recovery';
+import {
+  claimInOneUpdate,
+  claimOrWait,
+  confirmAndRecordDispatch,
+  confirmRoundAndRecordDispatch,
+  type ClaimFn,
+} from '@tasks-lab/15-recovery';
 import { admitTraced, COURSE_TIMINGS, freshDatabase } from '@tasks-lab/16-observability';
 
 export const TRANSACTIONS = ['admit', 'claim', 'confirm', 'take', 'finish'] as const;
@@ -41,6 +50,8 @@ export interface TransactionRates {
   takeOneUpdatePerSecond: number;
   /** Finishes per second with lab 13's default finishAndLeaveInOneStatement, on the other half (not in the bound). */
   finishOneStatementPerSecond: number;
+  /** Events confirmed per second by lab 15's default confirmRoundAndRecordDispatch, a claimed batch at a time, on the other half (not in the bound). */
+  confirmRoundPerSecond: number;
 }
 
 const CONCURRENCY = 4;
@@ -86,9 +97,20 @@ export async function measureTransactions(jobs = 1500): Promise<TransactionRates
     );
     const claim = claimBatches * (events.length / batches.length);
 
-    const confirm = await timed(events, CONCURRENCY, (event) =>
+    // One claim's events share its token: a round. Half the rounds each way.
+    const byToken = new Map<string, ClaimedEvent[]>();
+    for (const event of events) byToken.set(event.token, [...(byToken.get(event.token) ?? []), event]);
+    const rounds = [...byToken.values()];
+    const roundHalf = Math.ceil(rounds.length / 2);
+    const eventsPerRound = (list: ClaimedEvent[][]) => list.reduce((sum, round) => sum + round.length, 0);
+    const confirm = await timed(rounds.slice(0, roundHalf).flat(), CONCURRENCY, (event) =>
       confirmAndRecordDispatch(pool, event.eventId, event.token, event.jobId),
     );
+    const roundsPerSecond = await timed(rounds.slice(roundHalf), CONCURRENCY, (round) =>
+      confirmRoundAndRecordDispatch(pool, round),
+    );
+    const confirmRoundPerSecond =
+      roundsPerSecond * (eventsPerRound(rounds.slice(roundHalf)) / Math.max(1, rounds.length - roundHalf));
 
     const tokens = new Map<string, string>();
     const takeWith = (claimFn: ClaimFn) => async (jobId: string) => {
@@ -118,6 +140,7 @@ export async function measureTransactions(jobs = 1500): Promise<TransactionRates
       boundPerSecond: databaseBound(Object.values(perSecond)),
       takeOneUpdatePerSecond,
       finishOneStatementPerSecond,
+      confirmRoundPerSecond,
     };
   } finally {
     await db.drop();
@@ -131,6 +154,10 @@ async function main(): Promise<void> {
   const finishRatio = rates.finishOneStatementPerSecond / rates.perSecond.finish;
   console.log(
     `finish with finishAndLeaveInOneStatement (lab 13's default, not in the bound): ${Math.round(rates.finishOneStatementPerSecond)} /s, ${finishRatio.toFixed(2)}x finishAndLeave`,
+  );
+  const confirmRatio = rates.confirmRoundPerSecond / rates.perSecond.confirm;
+  console.log(
+    `confirm with confirmRoundAndRecordDispatch, a round of 10 per statement (lab 15's default, not in the bound): ${Math.round(rates.confirmRoundPerSecond)} /s, ${confirmRatio.toFixed(2)}x confirmAndRecordDispatch`,
   );
   const ratio = rates.takeOneUpdatePerSecond / rates.perSecond.take;
   console.log(

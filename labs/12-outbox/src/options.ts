@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { labDatabase } from '@tasks-lab/infra';
 import {
+  choice,
   defineOptions,
   durationMs,
   name,
@@ -40,6 +41,10 @@ export const nudgeChannel = 'tasks-lab12:outbox-nudge';
 
 const HOUR_MS = 60 * 60 * 1000;
 
+/** OUTBOX_CONFIRM_FORM's values: confirmSentEvents once per round, or the course's confirmSent per event. */
+export const CONFIRM_FORMS = ['per-round', 'per-event'] as const;
+export type ConfirmForm = (typeof CONFIRM_FORMS)[number];
+
 export const OUTBOX_OPTIONS = defineOptions({
   ...LEASE_OPTIONS.specs,
   /**
@@ -63,6 +68,11 @@ export const OUTBOX_OPTIONS = defineOptions({
    * @defaultValue nudgeChannel (`tasks-lab12:outbox-nudge`)
    */
   nudgeChannel: text('OUTBOX_NUDGE_CHANNEL', nudgeChannel),
+  /**
+   * How the publisher confirms what the broker accepted: a round's sends in one statement, or each on its own.
+   * @defaultValue 'per-round'
+   */
+  confirmForm: choice('OUTBOX_CONFIRM_FORM', 'per-round', CONFIRM_FORMS),
 });
 export type OutboxOptionValues = ReturnType<typeof OUTBOX_OPTIONS.defaults>;
 

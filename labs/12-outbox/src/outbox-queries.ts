@@ -79,6 +79,28 @@ export const CONFIRM_SENT = `
   WHERE id = ? AND claim_token = ? AND sent_at IS NULL AND claimed_until > NOW(6)`;
 
 /**
+ * CONFIRM_SENT for a whole round: the events of one claim (one token) that the broker
+ * accepted, in one statement. The same conditions, judged per row: an event whose claim
+ * passed, or that another publisher now holds, matches nothing and stays unsent.
+ * Affected rows: the events confirmed (fewer than the ids: read back which, with
+ * READ_CONFIRMED_EVENTS). Parameters: [eventIds, token].
+ */
+export const CONFIRM_SENT_EVENTS = `
+  UPDATE export_outbox
+  SET sent_at = NOW(6), claimed_until = NULL, last_error = NULL
+  WHERE id IN (?) AND claim_token = ? AND sent_at IS NULL AND claimed_until > NOW(6)`;
+
+/**
+ * Which of a round's events its confirmation confirmed: sent, still under the round's token
+ * (a claim is a fresh token, and an event that is sent is never claimed again, so only this
+ * round's confirmation can have set sent_at under it). Parameters: [eventIds, token].
+ */
+export const READ_CONFIRMED_EVENTS = `
+  SELECT id
+  FROM export_outbox
+  WHERE id IN (?) AND claim_token = ? AND sent_at IS NOT NULL`;
+
+/**
  * Gives back an event whose send FAILED (the broker refused it or did not answer within
  * the bound): no claim, available again after the retry delay, the reason kept. Only the
  * holder may release it, and never once it is sent.

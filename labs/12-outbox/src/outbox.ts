@@ -4,6 +4,7 @@
 //                     the outbox event. Both commit, or neither does. Nothing is sent here.
 //   claimEvents       a publisher takes up to n unsent events: SKIP LOCKED + a claim token
 //   confirmSent       marks an event sent, by the token, only while the claim still holds
+//   confirmSentEvents the same for a round's events, in one statement
 //   releaseFailed     a send failed: the event is given back, to be tried after a delay
 //
 // Why not send to BullMQ inside the transaction? The broker is another system: the
@@ -30,10 +31,12 @@ import {
 import {
   CLAIM_EVENTS,
   CONFIRM_SENT,
+  CONFIRM_SENT_EVENTS,
   FIRST_EVENT_OF_JOB,
   INSERT_EVENT,
   LOCK_CLAIMABLE_EVENTS,
   READ_CLAIMED_EVENTS,
+  READ_CONFIRMED_EVENTS,
   READ_EVENT,
   RELEASE_FAILED,
 } from './outbox-queries.ts';
@@ -184,6 +187,29 @@ export async function claimEvents(pool: Pool, options: { batch: number; claimMs:
 export async function confirmSent(pool: Pool, eventId: string, token: string): Promise<boolean> {
   const [confirmed] = await pool.query<ResultSetHeader>(CONFIRM_SENT, [eventId, token]);
   return confirmed.affectedRows === 1;
+}
+
+/**
+ * confirmSent for the events of one claim (one token) that the broker accepted: one
+ * statement for the round instead of one per event. Returns the ids it confirmed; an event
+ * missing from the answer is no longer this publisher's (see confirmSent). When every event
+ * is confirmed (the normal case) that is the only round trip; otherwise one read says which.
+ */
+export async function confirmSentEvents(
+  pool: Pool,
+  eventIds: readonly string[],
+  token: string,
+): Promise<ReadonlySet<string>> {
+  if (eventIds.length === 0) return new Set();
+  const [confirmed] = await pool.query<ResultSetHeader>(CONFIRM_SENT_EVENTS, [eventIds, token]);
+  if (confirmed.affectedRows === eventIds.length) return new Set(eventIds);
+  return confirmedOf(pool, eventIds, token);
+}
+
+/** The round's events that carry its token and are sent (READ_CONFIRMED_EVENTS). */
+export async function confirmedOf(pool: Pool, eventIds: readonly string[], token: string): Promise<Set<string>> {
+  const [rows] = await pool.query<RowDataPacket[]>(READ_CONFIRMED_EVENTS, [eventIds, token]);
+  return new Set(rows.map((row) => String(row.id)));
 }
 
 /**

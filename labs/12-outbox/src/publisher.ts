@@ -11,7 +11,14 @@
 //                (a hung broker wakes up): its retry uses the same event id, so BullMQ
 //                absorbs the second add.
 //   3. confirm   by token, only after the broker accepted it (sent_at is set). A send that
-//                failed is released: tried again after `retryDelayMs`.
+//                failed is released: tried again after `retryDelayMs`. By default the round's
+//                accepted sends are confirmed together, in one statement, once every send of
+//                the round has its answer (OUTBOX_CONFIRM_FORM=per-round); `per-event` is the
+//                course's form, one confirmation right after each send. Either way nothing is
+//                confirmed before the broker accepted it; the round form holds a sent event
+//                unconfirmed a little longer (until the round's slowest send answers), which
+//                costs nothing: an unconfirmed, claimed event is not sent again until its
+//                claim passes.
 //
 // Then it waits: for a NUDGE (a Redis pub/sub message a submission publishes after its
 // commit), or for `pollMs` as the fallback. So an idle system sends a new event at once,
@@ -25,6 +32,7 @@
 // Fault points, for the drills (LAB_FAULTS):
 //   after-claim   events claimed, nothing sent          crash: the claim passes, they are sent later
 //   after-send    one event sent, not yet confirmed     crash/throw: the confirmation is lost
+//                 (per round: the round's sends are done, none confirmed; hit once per round)
 import type { Pool } from 'mysql2/promise';
 import type { RedisOptions } from 'ioredis';
 import {
@@ -40,7 +48,7 @@ import type { DeliveryOutcome, WakeUpJob, WakeUpMessage, WakeUpQueue } from '@ta
 import { bounded } from './bounded.ts';
 import { subscribeToNudges } from './nudge.ts';
 import type { OutboxOptionValues } from './options.ts';
-import { claimEvents, confirmSent, releaseFailed, type ClaimedEvent } from './outbox.ts';
+import { claimEvents, confirmSent, confirmSentEvents, releaseFailed, type ClaimedEvent } from './outbox.ts';
 import { exportsAddress, QUEUE_PREFIX, sendWakeUp } from './queue.ts';
 
 export const PUBLISHER_FAULT_POINTS = ['after-claim', 'after-send'] as const;
@@ -59,11 +67,31 @@ export interface PublisherParts {
    * confirmation that also records the dispatch on the event's JOB row, so it needs the job id.
    */
   confirmSent: (pool: Pool, eventId: string, token: string, event: ClaimedEvent) => Promise<boolean>;
+  /**
+   * The per-round form: confirms the events of one claim that the broker accepted, and returns
+   * the ids it confirmed. Lesson 12's is confirmSentEvents; lesson 15's also stamps each job.
+   */
+  confirmRound: (pool: Pool, events: readonly ClaimedEvent[]) => Promise<ReadonlySet<string>>;
   releaseFailed: typeof releaseFailed;
   sendWakeUp: (queue: WakeUpQueue, event: ClaimedEvent) => Promise<WakeUpJob>;
 }
 
-export const PUBLISHER_PARTS: PublisherParts = { claimEvents, confirmSent, releaseFailed, sendWakeUp };
+/** A round's events share their claim's token: one statement confirms them. */
+const confirmRound: PublisherParts['confirmRound'] = (pool, events) =>
+  confirmSentEvents(
+    pool,
+    events.map((event) => event.eventId),
+    tokenOf(events),
+  );
+
+/** The one token of a round's events (claimEvents gives every event of a claim the same one). */
+export function tokenOf(events: readonly ClaimedEvent[]): string {
+  const token = events[0]?.token ?? '';
+  if (events.some((event) => event.token !== token)) throw new Error('the events of one round carry different tokens');
+  return token;
+}
+
+export const PUBLISHER_PARTS: PublisherParts = { claimEvents, confirmSent, confirmRound, releaseFailed, sendWakeUp };
 
 /** A send that had no answer from the broker within the bound. */
 export class SendTimeoutError extends CodedError {
@@ -75,7 +103,8 @@ export class SendTimeoutError extends CodedError {
 export type PublisherTimings = Pick<
   OutboxOptionValues,
   'claimMs' | 'pollMs' | 'batch' | 'retryDelayMs' | 'sendTimeoutMs' | 'nudgeChannel'
->;
+> &
+  Partial<Pick<OutboxOptionValues, 'confirmForm'>>;
 
 export interface PublisherOptions {
   /** The process's one pool (the caller ends it, after close()). */
@@ -133,6 +162,12 @@ export interface RunningPublisher {
 export async function startPublisher(options: PublisherOptions): Promise<RunningPublisher> {
   const { pool, timings } = options;
   const parts = { ...PUBLISHER_PARTS, ...options.parts };
+  const confirmForm = timings.confirmForm ?? 'per-round';
+  // A swapped per-event confirmation would silently not run in the round form: say so at start.
+  if (confirmForm === 'per-round' && options.parts?.confirmSent && !options.parts.confirmRound)
+    throw new Error(
+      'a publisher given its own confirmSent runs with confirmForm per-event, or is given confirmRound too',
+    );
   const faults = options.faults ?? publisherFaults();
   const connection = options.connection ?? brokerConnection();
   const prefix = options.prefix ?? QUEUE_PREFIX;
@@ -159,9 +194,11 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
     report(line);
   };
 
-  /** Send, then confirm (or release). Never throws: every outcome is counted and reported. */
-  async function publishOne(event: ClaimedEvent): Promise<void> {
-    const what = `event ${event.eventId} (job ${event.jobId}, send attempt ${event.sendAttempts})`;
+  const what = (event: ClaimedEvent) =>
+    `event ${event.eventId} (job ${event.jobId}, send attempt ${event.sendAttempts})`;
+
+  /** Sends one wake-up; a failed send is released. true = the broker accepted it. Never throws. */
+  async function sendOne(event: ClaimedEvent): Promise<boolean> {
     try {
       await bounded(
         queues.get(event.queueName).then((queue) => parts.sendWakeUp(queue, event)),
@@ -171,29 +208,63 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
     } catch (err) {
       stats.sendFailures += 1;
       fail(
-        `send of ${what} failed: ${errorMessage(err)}; released, next try after ${formatDuration(timings.retryDelayMs)}`,
+        `send of ${what(event)} failed: ${errorMessage(err)}; released, next try after ${formatDuration(timings.retryDelayMs)}`,
       );
       await parts
         .releaseFailed(pool, event.eventId, event.token, errorMessage(err), { retryDelayMs: timings.retryDelayMs })
         .catch((releaseErr: unknown) => {
           stats.errors += 1;
-          fail(`release of ${what} failed: ${errorMessage(releaseErr)}; it is sent again after its claim passes`);
+          fail(
+            `release of ${what(event)} failed: ${errorMessage(releaseErr)}; it is sent again after its claim passes`,
+          );
         });
-      return;
+      return false;
     }
     stats.sent += 1;
+    return true;
+  }
+
+  /** Counts and reports one sent event's confirmation: confirmed, or its claim had passed. */
+  function confirmedOrLost(event: ClaimedEvent, confirmed: boolean): void {
+    if (confirmed) {
+      stats.confirmed += 1;
+      log(`sent ${what(event)}: confirmed`);
+    } else {
+      stats.confirmLost += 1;
+      fail(`sent ${what(event)}, but its claim had passed: not confirmed, it may be sent again`);
+    }
+  }
+
+  function confirmationFailed(events: readonly ClaimedEvent[], err: unknown): void {
+    stats.errors += events.length;
+    for (const event of events)
+      fail(
+        `sent ${what(event)}, but the confirmation failed: ${errorMessage(err)}; it is sent again after its claim passes`,
+      );
+  }
+
+  /** The course's form: send, then confirm (or release), each event on its own. Never throws. */
+  async function publishOne(event: ClaimedEvent): Promise<void> {
+    if (!(await sendOne(event))) return;
     try {
       await faults.hit('after-send');
-      if (await parts.confirmSent(pool, event.eventId, event.token, event)) {
-        stats.confirmed += 1;
-        log(`sent ${what}: confirmed`);
-      } else {
-        stats.confirmLost += 1;
-        fail(`sent ${what}, but its claim had passed: not confirmed, it may be sent again`);
-      }
+      confirmedOrLost(event, await parts.confirmSent(pool, event.eventId, event.token, event));
     } catch (err) {
-      stats.errors += 1;
-      fail(`sent ${what}, but the confirmation failed: ${errorMessage(err)}; it is sent again after its claim passes`);
+      confirmationFailed([event], err);
+    }
+  }
+
+  /** The round form: every send first, then the accepted ones confirmed together. Never throws. */
+  async function publishRound(events: readonly ClaimedEvent[]): Promise<void> {
+    const answers = await Promise.all(events.map(sendOne));
+    const sent = events.filter((_, i) => answers[i]);
+    if (sent.length === 0) return;
+    try {
+      await faults.hit('after-send');
+      const confirmed = await parts.confirmRound(pool, sent);
+      for (const event of sent) confirmedOrLost(event, confirmed.has(event.eventId));
+    } catch (err) {
+      confirmationFailed(sent, err);
     }
   }
 
@@ -217,7 +288,8 @@ export async function startPublisher(options: PublisherOptions): Promise<Running
       fail(`after claiming ${events.length} event(s): ${errorMessage(err)}; they are sent after their claim passes`);
       return false;
     }
-    await Promise.all(events.map(publishOne));
+    if (confirmForm === 'per-round') await publishRound(events);
+    else await Promise.all(events.map(publishOne));
     return events.length === timings.batch;
   }
 

@@ -1,6 +1,7 @@
 // The outbox's data layer against a fresh database: the submit transaction, the claim,
-// the confirm by token and the release of a failed send.
+// the confirm by token (one event, or a round in one statement) and the release of a failed send.
 import { faultPoints, faultRule, FAULTS_ENV } from '@tasks-lab/lab-kit';
+import { countingCalls } from '@tasks-lab/lab-kit/testing';
 import { readJob } from '@tasks-lab/11-mysql-leases';
 import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { freshDatabase, type FreshDatabase } from '../src/database.ts';
 import {
   claimEvents,
   confirmSent,
+  confirmSentEvents,
   readEvent,
   releaseFailed,
   submitWithEvent,
@@ -143,5 +145,41 @@ describe('claim, confirm, release', () => {
     expect(await confirmSent(pool(), eventId, claimed!.token)).toBe(true);
     expect(await releaseFailed(pool(), eventId, claimed!.token, 'late failure')).toBe(false);
     expect((await readEvent(pool(), eventId))!.sentAt).not.toBeNull();
+  });
+});
+
+describe('confirmSentEvents, a round confirmed in one statement', () => {
+  it("When all of a round's events are still its own, Then one statement confirms them all", async () => {
+    for (let i = 0; i < 3; i++) await submitWithEvent(pool(), [1]);
+    const round = await claimEvents(pool(), { batch: 10, claimMs: 30_000 });
+    const ids = round.map((e) => e.eventId);
+    const { counted, calls } = countingCalls(pool(), ['query', 'getConnection']);
+    expect(await confirmSentEvents(counted, ids, round[0]!.token)).toEqual(new Set(ids));
+    expect(calls).toEqual({ query: 1, getConnection: 0 });
+    for (const id of ids) expect((await readEvent(pool(), id))!.sentAt).not.toBeNull();
+  });
+
+  it('When the claim on one of them passed and another publisher holds it, Then the others are confirmed and named, and that one stays unsent', async () => {
+    for (let i = 0; i < 3; i++) await submitWithEvent(pool(), [1]);
+    const round = await claimEvents(pool(), { batch: 10, claimMs: 30_000 });
+    const [taken, ...kept] = round;
+    await pool().query(MARK_CLAIM_PASSED, [taken!.eventId]);
+    const [again] = await claimEvents(pool(), { batch: 10, claimMs: 30_000 });
+    expect(again?.eventId).toBe(taken!.eventId);
+    const confirmed = await confirmSentEvents(
+      pool(),
+      round.map((e) => e.eventId),
+      taken!.token,
+    );
+    expect(confirmed).toEqual(new Set(kept.map((e) => e.eventId)));
+    expect((await readEvent(pool(), taken!.eventId))!.sentAt).toBeNull();
+    // The new holder still confirms it.
+    expect(await confirmSent(pool(), again!.eventId, again!.token)).toBe(true);
+  });
+
+  it('When the round has no accepted send, Then nothing is sent to the database', async () => {
+    const { counted, calls } = countingCalls(pool(), ['query', 'getConnection']);
+    expect(await confirmSentEvents(counted, [], 'no-token')).toEqual(new Set());
+    expect(calls).toEqual({ query: 0, getConnection: 0 });
   });
 });

@@ -1,6 +1,7 @@
-// The publisher loop against a fresh database and Redis: sends with the event id as the
-// BullMQ job id and confirms; falls back to polling; a hung broker is reported within
-// the send bound and the event is released; close() is idempotent.
+// The publisher loop against a fresh database and Redis, in both confirmation forms: sends
+// with the event id as the BullMQ job id and confirms; falls back to polling; a hung broker
+// is reported within the send bound and the event is released; a failed send in a round
+// leaves the others confirmed; close() is idempotent. Then what only the round form does.
 import { randomBytes } from 'node:crypto';
 import { startPrivateRedis, type PrivateRedis } from '@tasks-lab/infra';
 import { faultPoints, waitFor } from '@tasks-lab/lab-kit';
@@ -9,10 +10,10 @@ import type { DeliveryOutcome, WakeUpMessage, WakeUpQueue } from '@tasks-lab/11-
 import type { RedisOptions } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
-import { readShortOutboxOptions } from '../src/options.ts';
+import { COURSE_TIMINGS, CONFIRM_FORMS, readOutboxOptions, readShortOutboxOptions } from '../src/options.ts';
 import { readEvent, submitWithEvent } from '../src/outbox.ts';
-import { startPublisher, type RunningPublisher } from '../src/publisher.ts';
-import { exportsAddress } from '../src/queue.ts';
+import { PUBLISHER_PARTS, startPublisher, type RunningPublisher } from '../src/publisher.ts';
+import { exportsAddress, sendWakeUp } from '../src/queue.ts';
 
 let db: FreshDatabase | undefined;
 beforeAll(async () => {
@@ -42,7 +43,7 @@ async function queueOn(
   return { queueName, queue };
 }
 
-async function publisher(
+async function startedPublisher(
   options: Partial<Parameters<typeof startPublisher>[0]> = {},
   errors: string[] = [],
 ): Promise<RunningPublisher> {
@@ -59,7 +60,11 @@ async function publisher(
 
 const sent = async (eventId: string) => (await readEvent(db!.pool, eventId))?.sentAt != null;
 
-describe('the publisher', () => {
+describe.each(CONFIRM_FORMS)('the publisher, confirming %s', (confirmForm) => {
+  const formTimings = { ...timings, confirmForm };
+  const publisher = (options: Partial<Parameters<typeof startPublisher>[0]> = {}, errors: string[] = []) =>
+    startedPublisher({ timings: formTimings, ...options }, errors);
+
   it('When an event is committed and the publisher is nudged, Then BullMQ gets a job whose id is the event id, and the event is confirmed', async () => {
     const { queueName, queue } = await queueOn();
     const running = await publisher();
@@ -79,7 +84,7 @@ describe('the publisher', () => {
 
   it('When nobody nudges and it does not listen, Then polling sends the event within about one poll interval', async () => {
     const { queueName } = await queueOn();
-    await publisher({ listen: false, timings: { ...timings, pollMs: 300 } });
+    await publisher({ listen: false, timings: { ...formTimings, pollMs: 300 } });
     const { eventId } = await submitWithEvent(db!.pool, [1], { queueName });
     await waitFor('the poll to send the event', () => sent(eventId), { timeoutMs: 5000, intervalMs: 20 });
   });
@@ -136,5 +141,84 @@ describe('the publisher', () => {
     const rounds = running.stats().rounds;
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(running.stats().rounds).toBe(rounds);
+  });
+
+  it('When one send of a round fails, Then the others are confirmed and the failed one is released, unsent', async () => {
+    const { queueName } = await queueOn();
+    const submitted = [];
+    for (let i = 0; i < 4; i++) submitted.push(await submitWithEvent(db!.pool, [1], { queueName }));
+    const refused = submitted[1]!.eventId;
+    const errors: string[] = [];
+    const running = await publisher(
+      {
+        listen: false,
+        parts: {
+          sendWakeUp: (queue, event) =>
+            event.eventId === refused ? Promise.reject(new Error('refused by the test')) : sendWakeUp(queue, event),
+        },
+      },
+      errors,
+    );
+    running.nudge();
+    for (const { eventId } of submitted.filter((s) => s.eventId !== refused))
+      await waitFor(`event ${eventId} to be confirmed`, () => sent(eventId), { timeoutMs: 10_000, intervalMs: 20 });
+    await waitFor(
+      'the refused send to be released',
+      async () => (await readEvent(db!.pool, refused))?.lastError != null,
+      {
+        timeoutMs: 5000,
+        intervalMs: 20,
+      },
+    );
+    expect(await readEvent(db!.pool, refused)).toMatchObject({ sentAt: null, claimToken: null });
+    expect(errors.filter((line) => line.includes(refused))).toHaveLength(1);
+    // Earlier cases leave unsent events in this database: this publisher sends them too.
+    await waitFor('the publisher to count the confirms', () => running.stats().confirmed >= 3, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+    });
+    expect(running.stats()).toMatchObject({ sendFailures: 1, confirmLost: 0 });
+  });
+});
+
+describe('the round form', () => {
+  it('When every send of a round is accepted, Then the round is confirmed with one statement, not one per event', async () => {
+    const { queueName } = await queueOn();
+    const submitted = [];
+    for (let i = 0; i < 5; i++) submitted.push(await submitWithEvent(db!.pool, [1], { queueName }));
+    const rounds: string[][] = [];
+    const running = await startedPublisher({
+      timings: { ...timings, confirmForm: 'per-round' },
+      listen: false,
+      parts: {
+        confirmRound: (pool, events) => {
+          rounds.push(events.map((event) => event.eventId));
+          return PUBLISHER_PARTS.confirmRound(pool, events);
+        },
+      },
+    });
+    running.nudge();
+    for (const { eventId } of submitted)
+      await waitFor(`event ${eventId} to be confirmed`, () => sent(eventId), { timeoutMs: 10_000, intervalMs: 20 });
+    // One confirmation carried all five (a leftover event of an earlier case may ride along).
+    const ours = submitted.map((s) => s.eventId);
+    expect(rounds.filter((round) => ours.some((id) => round.includes(id)))).toHaveLength(1);
+    expect(rounds.find((round) => round.includes(ours[0]!))).toEqual(expect.arrayContaining(ours));
+  });
+
+  it('When a publisher is given its own per-event confirmation in the round form, Then it refuses to start (that part would never run)', async () => {
+    await expect(
+      startedPublisher({
+        timings: { ...timings, confirmForm: 'per-round' },
+        listen: false,
+        parts: { confirmSent: PUBLISHER_PARTS.confirmSent },
+      }),
+    ).rejects.toThrow(/confirmForm per-event/);
+  });
+
+  it('OUTBOX_CONFIRM_FORM names the two forms; per-round is the default', () => {
+    expect(CONFIRM_FORMS).toEqual(['per-round', 'per-event']);
+    expect(COURSE_TIMINGS.confirmForm).toBe('per-round');
+    expect(readOutboxOptions({ env: { OUTBOX_CONFIRM_FORM: 'per-event' } }).confirmForm).toBe('per-event');
   });
 });

@@ -244,7 +244,9 @@ export function lostWakeUps(setup: WakeupSetup): (signal: AbortSignal) => Promis
       const faults = faultPoints(CONFIRM_FAULT_POINTS, { [FAULTS_ENV]: rule });
       const publisher = await startPublisher({
         pool: db.pool,
-        timings,
+        // The course's confirmation, one transaction per event: its fault point holds the job row
+        // between round trips (the round form's one statement has no moment to widen).
+        timings: { ...timings, confirmForm: 'per-event' },
         prefix,
         listen: false, // this experiment nudges it directly, once per job
         faults: publisherFaults({}), // lesson 12's points: none (a LAB_FAULTS meant for something else must not reach it)

@@ -18,13 +18,27 @@
 // the job row. Lesson 11's claim (SKIP LOCKED) then skips the row and claims nothing; the
 // message is consumed and the job waits for the scanner. src/claim.ts is the fix.
 //
+// The round form (lesson 12's OUTBOX_CONFIRM_FORM=per-round, the default): the three steps for
+// every accepted send of a round, as ONE multi-table UPDATE (CONFIRM_ROUND_AND_RECORD_DISPATCH):
+// STRAIGHT_JOIN reads, and so locks, the job rows first, then their events, the same order; the
+// token condition is judged per event, and a job is stamped only through an event that matched.
+// One statement in autocommit: the job rows are held for that statement only, so the window a
+// worker's claim can fall into is one statement long, not three round trips (the claim still
+// has to wait for the row: src/claim.ts). The course's per-event form keeps the fault point.
+//
 // Fault point, for the reproduction (LAB_FAULTS):
 //   confirm-holding-job-lock   the job row is locked, the outbox not yet touched
 //                              delay-500:always  widens the window a worker's claim falls into
 import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { faultPoints, type FaultPoints } from '@tasks-lab/lab-kit';
 import { withTransaction } from '@tasks-lab/11-mysql-leases';
-import { PUBLISHER_FAULT_POINTS, type ClaimedEvent, type PublisherParts } from '@tasks-lab/12-outbox';
+import {
+  confirmedOf,
+  PUBLISHER_FAULT_POINTS,
+  tokenOf,
+  type ClaimedEvent,
+  type PublisherParts,
+} from '@tasks-lab/12-outbox';
 
 export const CONFIRM_FAULT_POINTS = ['confirm-holding-job-lock'] as const;
 export type ConfirmFaultPoint = (typeof CONFIRM_FAULT_POINTS)[number];
@@ -83,6 +97,19 @@ export const RECORD_DISPATCH = `
   SET last_dispatched_at = NOW(6)
   WHERE id = ?`;
 
+/**
+ * Steps 1 to 3 for a round's events, in one statement: the jobs' rows read (and locked) first,
+ * by their ids, then each event by its id and token; both rows of an event that matches are
+ * changed, nothing of one that does not. Affected rows: one per event confirmed plus one per
+ * job stamped (so 2 per event when each is its own job's). Parameters: [jobIds, eventIds, token].
+ */
+export const CONFIRM_ROUND_AND_RECORD_DISPATCH = `
+  UPDATE export_jobs AS j
+  STRAIGHT_JOIN export_outbox AS o ON o.job_id = j.id
+  SET o.sent_at = NOW(6), o.claimed_until = NULL, o.last_error = NULL,
+      j.last_dispatched_at = NOW(6)
+  WHERE j.id IN (?) AND o.id IN (?) AND o.claim_token = ? AND o.sent_at IS NULL AND o.claimed_until > NOW(6)`;
+
 // ---------------------------------------------------------------------------------
 
 /**
@@ -112,12 +139,31 @@ export async function confirmAndRecordDispatch(
 }
 
 /**
- * The publisher's confirmation for lesson 12's startPublisher (`parts`): the claimed event
- * names its job, so the confirmation can lock and stamp it.
+ * confirmAndRecordDispatch for the accepted sends of one round (one claim, one token), in one
+ * statement. Returns the event ids it confirmed; the others' rows, and their jobs', are
+ * unchanged. One round trip when every event matched, a read of which ones otherwise.
  */
-export function dispatchRecordingParts(faults?: ConfirmFaultHit): Pick<PublisherParts, 'confirmSent'> {
+export async function confirmRoundAndRecordDispatch(
+  pool: Pool,
+  events: readonly ClaimedEvent[],
+): Promise<ReadonlySet<string>> {
+  if (events.length === 0) return new Set();
+  const eventIds = events.map((event) => event.eventId);
+  const jobIds = [...new Set(events.map((event) => event.jobId))];
+  const token = tokenOf(events);
+  const [changed] = await pool.query<ResultSetHeader>(CONFIRM_ROUND_AND_RECORD_DISPATCH, [jobIds, eventIds, token]);
+  if (changed.affectedRows === eventIds.length + jobIds.length) return new Set(eventIds);
+  return confirmedOf(pool, eventIds, token);
+}
+
+/**
+ * The publisher's confirmations for lesson 12's startPublisher (`parts`), in both of its forms:
+ * the claimed event names its job, so each can lock and stamp it.
+ */
+export function dispatchRecordingParts(faults?: ConfirmFaultHit): Pick<PublisherParts, 'confirmSent' | 'confirmRound'> {
   return {
     confirmSent: (pool: Pool, eventId: string, token: string, event: ClaimedEvent) =>
       confirmAndRecordDispatch(pool, eventId, token, event.jobId, faults),
+    confirmRound: confirmRoundAndRecordDispatch,
   };
 }

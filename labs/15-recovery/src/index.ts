@@ -111,6 +111,8 @@ export {
   recoveryPublisherFaults,
   LOCK_JOB_FOR_DISPATCH,
   CONFIRM_EVENT_OF_JOB,
+  CONFIRM_ROUND_AND_RECORD_DISPATCH,
+  confirmRoundAndRecordDispatch,
   RECORD_DISPATCH,
   confirmAndRecordDispatch,
   dispatchRecordingParts,

@@ -6,7 +6,8 @@
 // publisher) and its options (the publisher's six), not re-wiring. 12->13 went from 500 to 520
 // with lesson 13's early refusal (its option, its step in app.ts, its new checks' names), then to
 // 539 with its finish in one statement (FINISH_AND_LEAVE, finishAndLeaveInOneStatement, FINISH_FORM):
-// lesson, both.
+// lesson, both. 11->12 went from 530 to 540 with the publisher's confirmation per round
+// (OUTBOX_CONFIRM_FORM and its values in options.ts): lesson too.
 import { describe, expect, it } from 'vitest';
 import { renderDiff } from '../src/diff.ts';
 import { findLab, type Lab } from '../src/labs.ts';
@@ -16,7 +17,7 @@ import { findLesson } from '../src/lessons.ts';
 const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
   '10->11': 485,
-  '11->12': 535,
+  '11->12': 545,
   '12->13': 545,
   '13->14': 360,
   '14->15': 385,
