@@ -71,7 +71,7 @@ export const COVERAGE = coverage([
     gradedBy: [
       'check:queued-recovery-one-pending-event',
       'check:lease-recovered-after-sigkill',
-      'test:confirm-sets-sent-and-dispatched',
+      'test:confirm-round-one-statement',
     ],
   },
   {
