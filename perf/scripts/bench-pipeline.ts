@@ -13,40 +13,58 @@
 // exports.bulk and written in 4 chunks), and one bulk worker process runs beside the fast ones.
 // Phase logs are at LOG_LEVEL=warn: the figures are the pipeline's, not the log pipe's.
 //
-// Per configuration (workers x publishers), RUNS runs of LOAD_SECONDS of closed-loop load from
-// CLIENTS clients; then the pipeline drains and the database says, for every job that succeeded:
+// Measured as the field measures a service:
+//   warm-up     each run first loads the pipeline for WARMUP seconds and lets it drain, untimed:
+//               every process compiles its hot paths and opens its connections before the clock
+//               starts (processes that live a few seconds otherwise spend a tenth of their CPU
+//               compiling). Only jobs submitted after the warm-up count.
+//   saturation  per configuration (workers x publishers), RUNS runs of LOAD_SECONDS of closed-loop
+//               load from CLIENTS clients: what the pipeline sustains. A 503 is counted, not retried.
+//   open loop   the best all-fast configuration at 50 % and 80 % of the capacity it just measured:
+//               requests sent at a fixed rate, whatever the answers; the latency a job sees when
+//               the pipeline is not saturated, from HDR histograms (bench-latency.ts).
+//   forms       the same best configuration with each of the faster forms of lessons 11 to 15
+//               turned back to the course's (one at a time, then all together), run A/B in turn:
+//               what each change is worth, in this run.
+// Then the database says, for every job submitted after the warm-up that succeeded:
 //   total     submit (created_at) -> succeeded (updated_at of the finish)
 //   dispatch  submit -> its first event confirmed sent (sent_at)
 //   claim     sent -> claimed (lease_until minus the lease: the start of the claim statement,
 //             so a one-update claim that waited for the confirmation can read a little below 0)
 //   work      claimed -> succeeded
 // and the throughput: succeeded jobs over the time from the first submit to the last finish.
+// Per export, over the measured window: CPU by kind of process (/proc/<pid>/stat), SQL statements
+// and transactions (MariaDB's global status counters; the harness's own reads subtracted) and Redis
+// commands (INFO stats: a script's own commands count, and so do the idle workers' blocking reads
+// while the pipeline drains) with the script calls among them (INFO commandstats).
 // "No wake-up lost": a job with more than one outbox event needed one the recovery scanner
 // wrote; in a run without faults that count must be 0.
 //
-//   pnpm bench:pipeline                          workers 1, 2, 4 with 1 publisher; 4 workers with 2
-//   pnpm bench:pipeline -- --quick               one run of 3 s per configuration
+//   pnpm bench:pipeline                          everything above: 3 runs of 5 s per configuration
+//   pnpm bench:pipeline -- --quick               one run of 3 s each (to try, not to quote)
 import { readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { ensureInfra, freePort, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import {
   type LabProcess,
   launchProcess,
   median,
-  percentile,
   type Resources,
   runMain,
   startTsProcess,
   waitFor,
   withResources,
 } from '@tasks-lab/lab-kit';
+import { brokerConnection } from '@tasks-lab/08-broker-worker';
 import { countActiveJobs, scratchQueuePrefix } from '@tasks-lab/13-admission';
 import { seedProducts } from '@tasks-lab/11-mysql-leases';
 import { COURSE_TIMINGS, freshDatabase } from '@tasks-lab/16-observability';
+import { latencyOf, type LatencySummary } from './bench-latency.ts';
 import type { LoadReport } from './bench-load.ts';
 import { PIPELINE_PROCESSES, type PipelineRole } from './pipeline-processes.ts';
 
@@ -55,7 +73,7 @@ const LOAD = script('./bench-load.ts');
 const RESULTS_DIR = script('../bench-results');
 
 const PRODUCTS = '1,2,3';
-const CLIENTS = 16;
+export const CLIENTS = 16;
 const WORKER_CONCURRENCY = 2;
 
 export interface Configuration {
@@ -69,7 +87,7 @@ export interface Configuration {
 /** In the mixed runs, one request in this many is a bulk export (40 products). */
 export const BULK_EVERY = 10;
 /** Enough products for a bulk export of 40 (the migration seeds fewer). */
-const BENCH_PRODUCTS = 45;
+export const BENCH_PRODUCTS = 45;
 
 export const CONFIGURATIONS: readonly Configuration[] = [
   { workers: 1, publishers: 1 },
@@ -79,13 +97,54 @@ export const CONFIGURATIONS: readonly Configuration[] = [
   { workers: 2, publishers: 1, mix: 'mixed' },
 ];
 
-export interface Percentiles {
-  p50: number;
-  p99: number;
+/** The open loop's offered rates, as fractions of the capacity the saturation runs measured. */
+export const OPEN_LOOP_FRACTIONS = [0.5, 0.8] as const;
+
+/**
+ * The faster forms lessons 11 to 15 made their defaults, each with the setting that turns it back
+ * to the course's form. The forms pass runs the defaults, each of these alone, and all together.
+ */
+export const FORM_CHANGES = [
+  { name: 'query stack traces on', env: { DB_QUERY_STACK_TRACES: 'on' } },
+  { name: 'no early refusal', env: { ADMISSION_EARLY_REFUSAL: 'off' } },
+  { name: 'finish in a transaction', env: { FINISH_FORM: 'transaction' } },
+  { name: 'three-step claim', env: { CLAIM_FORM: 'three-step' } },
+  { name: 'confirmation per event', env: { OUTBOX_CONFIRM_FORM: 'per-event' } },
+] as const;
+
+export const DEFAULT_FORMS = 'the defaults';
+export const COURSE_FORMS = "all the course's forms";
+
+/** The forms pass's variants, in the order each round runs them: name -> the settings it changes. */
+export function formVariants(): { name: string; env: Record<string, string> }[] {
+  return [
+    { name: DEFAULT_FORMS, env: {} },
+    ...FORM_CHANGES.map((change) => ({ name: change.name, env: { ...change.env } })),
+    { name: COURSE_FORMS, env: Object.assign({}, ...FORM_CHANGES.map((change) => change.env)) },
+  ];
+}
+
+/** A latency distribution in milliseconds: p50, p90, p99, p99.9, max (from an HDR histogram). */
+export type Percentiles = LatencySummary;
+
+/** What one export cost in round trips, over the measured window. */
+export interface RoundTrips {
+  /** SQL statements the server ran (BEGIN and COMMIT included). */
+  statements: number;
+  /** Explicit transactions (START TRANSACTION); every other statement is its own. */
+  transactions: number;
+  /** Transactions rolled back (a refused admission, a lost claim). */
+  rollbacks: number;
+  /** Commands Redis ran, as it counts them: a BullMQ script's own commands each count (Redis's total_commands_processed). */
+  redisCommands: number;
+  /** Of the commands clients sent, the scripts (EVALSHA, EVAL): BullMQ does most of its work in them. */
+  redisScripts: number;
 }
 
 export interface PipelineRun {
   configuration: Configuration;
+  /** The forms pass only: which variant (see formVariants). */
+  forms?: string;
   load: LoadReport;
   succeeded: number;
   notFinished: number;
@@ -102,6 +161,8 @@ export interface PipelineRun {
    * the drain's end (/proc/<pid>/stat; Linux only, empty elsewhere): where the two cores went.
    */
   cpuMsPerExport: Record<string, number>;
+  /** Per succeeded export (absent in runs saved before it was counted). */
+  perExport?: RoundTrips;
 }
 
 /** A process of the run and its role (api, publisher, worker, scanner, mariadb, redis, load). */
@@ -131,15 +192,65 @@ function cpuByRole(processes: readonly Roled[]): Map<string, number> {
   return byRole;
 }
 
-const percentiles = (values: number[]): Percentiles => {
-  const sorted = [...values].sort((a, b) => a - b);
-  // NaN for no jobs, as the medians: the report's tables print it as "–".
-  return { p50: percentile(sorted, 0.5) ?? Number.NaN, p99: percentile(sorted, 0.99) ?? Number.NaN };
-};
+/**
+ * The server's counters of what its clients sent, summed over every connection since it started.
+ * Rows returned: one per counter (Variable_name, Value).
+ */
+export const READ_STATEMENT_COUNTERS = `
+  SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_begin', 'Com_rollback')`;
+
+type Counters = RoundTrips;
+
+/** total_commands_processed from INFO stats' text. */
+export function redisCommandsOf(infoStats: string): number {
+  const match = /^total_commands_processed:(\d+)/m.exec(infoStats);
+  if (!match) throw new Error('INFO stats has no total_commands_processed');
+  return Number(match[1]);
+}
+
+/** The script calls (EVALSHA and EVAL) in INFO commandstats' text. */
+export function redisScriptsOf(commandStats: string): number {
+  let calls = 0;
+  for (const match of commandStats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) calls += Number(match[1]);
+  return calls;
+}
+
+async function readCounters(pool: Pool, redis: Redis): Promise<Counters> {
+  const [rows] = await pool.query<RowDataPacket[]>(READ_STATEMENT_COUNTERS);
+  const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value ?? Number.NaN);
+  return {
+    statements: value('Questions'),
+    transactions: value('Com_begin'),
+    rollbacks: value('Com_rollback'),
+    redisCommands: redisCommandsOf(await redis.info('stats')),
+    redisScripts: redisScriptsOf(await redis.info('commandstats')),
+  };
+}
 
 /**
- * Every succeeded job's stages, in microseconds, from the database's own clock. The first event
- * is the submit's (the earliest created). Rows returned: one per succeeded job. Parameters: [leaseMicros].
+ * Per export, between two readings. `own`: what the harness itself sent in between (its drain polls
+ * and the second reading's statement; the second reading's two INFO commands), taken off.
+ */
+export function roundTripsPerExport(
+  before: Counters,
+  after: Counters,
+  exports: number,
+  own: { statements: number; redisCommands: number },
+): RoundTrips {
+  const per = (n: number) => n / Math.max(1, exports);
+  return {
+    statements: per(after.statements - before.statements - own.statements),
+    transactions: per(after.transactions - before.transactions),
+    rollbacks: per(after.rollbacks - before.rollbacks),
+    redisCommands: per(after.redisCommands - before.redisCommands - own.redisCommands),
+    redisScripts: per(after.redisScripts - before.redisScripts),
+  };
+}
+
+/**
+ * Every succeeded job's stages, in microseconds, from the database's own clock, for the jobs
+ * submitted from the measurement's start on. The first event is the submit's (the earliest
+ * created). Rows returned: one per succeeded job. Parameters: [leaseMicros, leaseMicros, from].
  */
 export const READ_STAGES = `
   SELECT TIMESTAMPDIFF(MICROSECOND, j.created_at, j.updated_at) AS total_us,
@@ -150,19 +261,29 @@ export const READ_STAGES = `
   FROM export_jobs AS j
   JOIN export_outbox AS first ON first.id = (
     SELECT o.id FROM export_outbox AS o WHERE o.job_id = j.id ORDER BY o.created_at, o.id LIMIT 1)
-  WHERE j.status = 'succeeded'`;
+  WHERE j.status = 'succeeded' AND j.created_at >= ?`;
 
-/** The first submit and the last finish: the window the throughput is measured over. Rows: one. */
+/**
+ * The first submit and the last finish of the measured jobs: the window the throughput is
+ * measured over. Rows: one. Parameters: [from].
+ */
 export const READ_WINDOW = `
   SELECT TIMESTAMPDIFF(MICROSECOND, MIN(created_at), MAX(updated_at)) AS window_us, COUNT(*) AS succeeded
-  FROM export_jobs WHERE status = 'succeeded'`;
+  FROM export_jobs WHERE status = 'succeeded' AND created_at >= ?`;
 
-async function startPipeline(
+/** The server's clock now, as text with microseconds (compared with created_at as the server's own time). */
+const READ_NOW = 'SELECT CAST(NOW(6) AS CHAR) AS now';
+
+/** The pipeline's processes, started and ready; `launched` in the order they started, with their roles. */
+export async function startPipeline(
   res: Resources,
   configuration: Configuration,
   env: NodeJS.ProcessEnv,
-): Promise<{ url: string; processes: Roled[] }> {
+  /** Node's flags for one kind of process only (the profiling run's). @defaultValue none */
+  nodeArgsFor: (role: PipelineRole) => string[] = () => [],
+): Promise<{ url: string; processes: Roled[]; launched: { role: PipelineRole; proc: LabProcess }[] }> {
   const port = await freePort();
+  const launched: { role: PipelineRole; proc: LabProcess }[] = [];
   const start = async (role: PipelineRole, more: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Roled> => {
     const { script: path, ready } = PIPELINE_PROCESSES[role];
     const proc: LabProcess = await launchProcess(path, {
@@ -170,7 +291,9 @@ async function startPipeline(
       resources: res,
       args: more.args,
       env: { ...env, ...more.env },
+      nodeArgs: nodeArgsFor(role),
     });
+    launched.push({ role, proc });
     return { role, pid: proc.pid };
   };
   const starts: Promise<Roled>[] = [start('api', { env: { PORT: String(port) } }), start('scanner')];
@@ -183,12 +306,22 @@ async function startPipeline(
     ['redis', nativeRedisPid()],
   ] as const)
     if (pid !== undefined) processes.push({ role, pid });
-  return { url: `http://127.0.0.1:${port}`, processes };
+  return { url: `http://127.0.0.1:${port}`, processes, launched };
 }
 
-async function runLoad(url: string, seconds: number, configuration: Configuration): Promise<LoadReport> {
+/** How a run loads the API: closed loop from a number of clients, or open loop at a rate. */
+export type LoadShape = { clients: number } | { perSecond: number };
+
+export async function runLoad(
+  url: string,
+  seconds: number,
+  shape: LoadShape,
+  configuration: Configuration,
+): Promise<LoadReport> {
   const bulkEvery = configuration.mix === 'mixed' ? BULK_EVERY : 0;
-  const load = startTsProcess(LOAD, { args: [url, String(CLIENTS), String(seconds), PRODUCTS, String(bulkEvery)] });
+  const args = ['--url', url, '--seconds', String(seconds), '--products', PRODUCTS, '--bulk-every', String(bulkEvery)];
+  args.push(...('clients' in shape ? ['--clients', String(shape.clients)] : ['--rate', String(shape.perSecond)]));
+  const load = startTsProcess(LOAD, { args });
   const exit = await load.exited;
   const line = /LOAD (\{.*\})/.exec(load.output());
   if (!line)
@@ -198,67 +331,110 @@ async function runLoad(url: string, seconds: number, configuration: Configuratio
   return JSON.parse(line[1]!) as LoadReport;
 }
 
-async function measure(
-  pool: Pool,
-  configuration: Configuration,
-  load: LoadReport,
-  cpuBefore: Map<string, number>,
-  processes: readonly Roled[],
-  loadCpuMs: number,
-): Promise<PipelineRun> {
-  // Drain: every accepted job finishes (or the bound passes, and the run says how many did not).
-  const open = () => countActiveJobs(pool);
-  await waitFor('every accepted job finished', async () => (await open()) === 0, {
-    timeoutMs: 60_000,
-    intervalMs: 100,
-  }).catch(() => undefined);
-  const cpuAfter = cpuByRole(processes);
+/** Waits until no job is active (or 60 s passed); returns the statements it sent to find out. */
+export async function drain(pool: Pool): Promise<number> {
+  let polls = 0;
+  await waitFor(
+    'every accepted job finished',
+    async () => {
+      polls += 1;
+      return (await countActiveJobs(pool)) === 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  ).catch(() => undefined);
+  return polls;
+}
+
+async function stagesSince(pool: Pool, from: string) {
   const leaseMicros = COURSE_TIMINGS.leaseMs * 1000;
-  const [stages] = await pool.query<RowDataPacket[]>(READ_STAGES, [leaseMicros, leaseMicros]);
-  const [[window]] = (await pool.query<RowDataPacket[]>(READ_WINDOW)) as unknown as [[RowDataPacket]];
-  const ms = (column: string) => stages.map((row) => Number(row[column]) / 1000);
+  const [stages] = await pool.query<RowDataPacket[]>(READ_STAGES, [leaseMicros, leaseMicros, from]);
+  const [[window]] = (await pool.query<RowDataPacket[]>(READ_WINDOW, [from])) as unknown as [[RowDataPacket]];
+  const ms = (column: string) => latencyOf(stages.map((row) => Number(row[column]) / 1000));
   const succeeded = Number(window.succeeded);
   return {
-    configuration,
-    load,
     succeeded,
-    notFinished: await open(),
     exportsPerSecond: succeeded / (Number(window.window_us) / 1e6),
-    totalMs: percentiles(ms('total_us')),
-    dispatchMs: percentiles(ms('dispatch_us')),
-    claimMs: percentiles(ms('claim_us')),
-    workMs: percentiles(ms('work_us')),
+    totalMs: ms('total_us'),
+    dispatchMs: ms('dispatch_us'),
+    claimMs: ms('claim_us'),
+    workMs: ms('work_us'),
     jobsWithRecoveryEvent: stages.filter((row) => Number(row.events) > 1).length,
-    cpuMsPerExport: Object.fromEntries(
-      [...cpuAfter.entries(), ['load', loadCpuMs] as const].map(([role, ms]) => [
-        role,
-        (ms - (cpuBefore.get(role) ?? 0)) / Math.max(1, succeeded),
-      ]),
-    ),
   };
 }
 
-/** One configuration, one run: a scratch database, prefix and artifacts folder, all processes, the load, the drain. */
-export async function runPipelineOnce(configuration: Configuration, seconds: number): Promise<PipelineRun> {
+/**
+ * A scratch BullMQ prefix and artifacts folder (dropped with `res`), and the settings every
+ * process of a run gets: those, the scratch database, concurrency 2, quiet phase logs, no faults.
+ */
+export async function scratchPipeline(res: Resources, database: string): Promise<Record<string, string>> {
+  const prefix = scratchQueuePrefix(res, 'tasks-lab16-bench');
+  const artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab16-bench-'));
+  res.defer(() => rm(artifactsDir, { recursive: true, force: true }));
+  return {
+    JOBS_DATABASE: database,
+    BULLMQ_PREFIX: prefix,
+    ARTIFACTS_DIR: artifactsDir,
+    OUTBOX_NUDGE_CHANNEL: `${prefix}:outbox-nudge`,
+    WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+    LOG_LEVEL: 'warn',
+    LAB_FAULTS: '',
+  };
+}
+
+export interface RunOptions {
+  seconds: number;
+  /** Untimed load before the measurement, then a drain. @defaultValue 3 */
+  warmupSeconds?: number;
+  /** @defaultValue { clients: 16 } */
+  shape?: LoadShape;
+  /** Settings every process of the run gets (the forms pass). @defaultValue none */
+  env?: Record<string, string>;
+  /** A name for the settings, kept with the run. */
+  forms?: string;
+}
+
+/**
+ * One run: a scratch database, prefix and artifacts folder, all processes, a warm-up and its
+ * drain, then the measured load and its drain.
+ */
+export async function runPipelineOnce(configuration: Configuration, options: RunOptions): Promise<PipelineRun> {
+  const shape = options.shape ?? { clients: CLIENTS };
   return withResources(undefined, async (res) => {
     const db = res.add(await freshDatabase('bench'), (d) => d.drop());
     await seedProducts(db.pool, BENCH_PRODUCTS);
-    const prefix = scratchQueuePrefix(res, 'tasks-lab16-bench');
-    const artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab16-bench-'));
-    res.defer(() => rm(artifactsDir, { recursive: true, force: true }));
-    const env = {
-      JOBS_DATABASE: db.name,
-      BULLMQ_PREFIX: prefix,
-      ARTIFACTS_DIR: artifactsDir,
-      OUTBOX_NUDGE_CHANNEL: `${prefix}:outbox-nudge`,
-      WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
-      LOG_LEVEL: 'warn',
-      LAB_FAULTS: '',
-    };
+    const redis = res.add(new Redis(brokerConnection({ lazyConnect: false })), (r) => r.quit().then(() => undefined));
+    const env = { ...(await scratchPipeline(res, db.name)), ...options.env };
     const { url, processes } = await startPipeline(res, configuration, env);
+    await runLoad(url, options.warmupSeconds ?? 3, shape, configuration);
+    await drain(db.pool);
+
+    const [[now]] = (await db.pool.query<RowDataPacket[]>(READ_NOW)) as unknown as [[RowDataPacket]];
+    const from = String(now.now);
     const cpuBefore = cpuByRole(processes);
-    const load = await runLoad(url, seconds, configuration);
-    return measure(db.pool, configuration, load, cpuBefore, processes, load.cpuCores * seconds * 1000);
+    const countersBefore = await readCounters(db.pool, redis);
+    const load = await runLoad(url, options.seconds, shape, configuration);
+    const polls = await drain(db.pool);
+    const cpuAfter = cpuByRole(processes);
+    const countersAfter = await readCounters(db.pool, redis);
+    const stages = await stagesSince(db.pool, from);
+    const loadCpuMs = load.cpuCores * options.seconds * 1000;
+    return {
+      configuration,
+      ...(options.forms ? { forms: options.forms } : {}),
+      load,
+      notFinished: await countActiveJobs(db.pool),
+      ...stages,
+      cpuMsPerExport: Object.fromEntries(
+        [...cpuAfter.entries(), ['load', loadCpuMs] as const].map(([role, ms]) => [
+          role,
+          (role === 'load' ? ms : ms - (cpuBefore.get(role) ?? 0)) / Math.max(1, stages.succeeded),
+        ]),
+      ),
+      perExport: roundTripsPerExport(countersBefore, countersAfter, stages.succeeded, {
+        statements: polls + 1,
+        redisCommands: 2,
+      }),
+    };
   });
 }
 
@@ -266,54 +442,108 @@ const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFix
 
 export function describeRun(run: PipelineRun): string {
   const c = run.configuration;
+  const offered = run.load.offeredPerSecond === undefined ? '' : `offered ${fmt(run.load.offeredPerSecond)}/s: `;
+  const trips = run.perExport
+    ? `; per export ${fmt(run.perExport.statements, 1)} statements, ${fmt(run.perExport.transactions, 1)} transactions, ${fmt(run.perExport.redisCommands, 1)} Redis commands (${fmt(run.perExport.redisScripts, 1)} scripts)`
+    : '';
   return (
-    `workers ${c.workers}${c.mix === 'mixed' ? ` + 1 bulk (1 in ${BULK_EVERY} bulk)` : ''}, publishers ${c.publishers}: ${fmt(run.exportsPerSecond, 1)} exports/s (${run.succeeded} succeeded, ${run.notFinished} not finished; ` +
-    `202 ${run.load.accepted}, 503 ${run.load.refused}, errors ${run.load.failed}); total p50 ${fmt(run.totalMs.p50)} ms, p99 ${fmt(run.totalMs.p99)} ms ` +
+    `workers ${c.workers}${c.mix === 'mixed' ? ` + 1 bulk (1 in ${BULK_EVERY} bulk)` : ''}, publishers ${c.publishers}${run.forms ? ` (${run.forms})` : ''}: ${offered}${fmt(run.exportsPerSecond, 1)} exports/s (${run.succeeded} succeeded, ${run.notFinished} not finished; ` +
+    `202 ${run.load.accepted}, 503 ${run.load.refused}, errors ${run.load.failed}); total p50 ${fmt(run.totalMs.p50)} ms, p99 ${fmt(run.totalMs.p99)} ms, p99.9 ${fmt(run.totalMs.p999)} ms ` +
     `(dispatch p50 ${fmt(run.dispatchMs.p50)}, claim p50 ${fmt(run.claimMs.p50)}, work p50 ${fmt(run.workMs.p50)}); ` +
     `lost wake-ups ${run.jobsWithRecoveryEvent}; load generator ${fmt(run.load.cpuCores * 100)} % of a core; ` +
     `CPU ms per export: ${Object.entries(run.cpuMsPerExport)
       .map(([role, ms]) => `${role} ${ms.toFixed(1)}`)
-      .join(', ')}`
+      .join(', ')}${trips}`
   );
 }
 
-/** Every configuration, `runs` runs of `seconds` each, one line per run as it ends. */
+/** The fastest all-fast configuration by its median rate (the open loop and the forms run on it). */
+export function bestConfiguration(runs: readonly PipelineRun[]): {
+  configuration: Configuration;
+  exportsPerSecond: number;
+} {
+  let best: { configuration: Configuration; exportsPerSecond: number } | undefined;
+  for (const configuration of CONFIGURATIONS) {
+    if ((configuration.mix ?? 'fast') !== 'fast') continue;
+    const rate = median(runs.filter((r) => r.configuration === configuration).map((r) => r.exportsPerSecond));
+    if (Number.isFinite(rate) && (!best || rate > best.exportsPerSecond))
+      best = { configuration, exportsPerSecond: rate };
+  }
+  if (!best) throw new Error('no all-fast configuration measured a rate');
+  return best;
+}
+
+export interface PipelineBench {
+  /** Closed loop, every configuration. */
+  saturation: PipelineRun[];
+  /** Open loop at OPEN_LOOP_FRACTIONS of the best configuration's capacity. */
+  openLoop: PipelineRun[];
+  /** The forms pass on the best configuration (see formVariants). */
+  forms: PipelineRun[];
+}
+
+/** Everything: saturation, then the open loop and the forms on the best configuration; one line per run. */
 export async function runPipelineBench(options: {
   runs: number;
   seconds: number;
+  warmupSeconds: number;
   log?: (line: string) => void;
-}): Promise<PipelineRun[]> {
+}): Promise<PipelineBench> {
   const log = options.log ?? console.log;
-  const all: PipelineRun[] = [];
+  const base = { seconds: options.seconds, warmupSeconds: options.warmupSeconds };
+  const saturation: PipelineRun[] = [];
   for (const configuration of CONFIGURATIONS) {
     for (let i = 1; i <= options.runs; i += 1) {
-      const run = await runPipelineOnce(configuration, options.seconds);
-      all.push(run);
+      const run = await runPipelineOnce(configuration, base);
+      saturation.push(run);
       log(
         `[${configuration.workers}w/${configuration.publishers}p${configuration.mix === 'mixed' ? ' mixed' : ''} run ${i}/${options.runs}] ${describeRun(run)}`,
       );
     }
   }
-  return all;
+  const best = bestConfiguration(saturation);
+  const openLoop: PipelineRun[] = [];
+  for (const fraction of OPEN_LOOP_FRACTIONS) {
+    const perSecond = Math.round(best.exportsPerSecond * fraction);
+    for (let i = 1; i <= options.runs; i += 1) {
+      const run = await runPipelineOnce(best.configuration, {
+        ...base,
+        seconds: options.seconds * 2,
+        shape: { perSecond },
+      });
+      openLoop.push(run);
+      log(`[open loop ${Math.round(fraction * 100)} % run ${i}/${options.runs}] ${describeRun(run)}`);
+    }
+  }
+  const forms: PipelineRun[] = [];
+  const rounds = Math.max(1, options.runs - 1);
+  for (let i = 1; i <= rounds; i += 1)
+    for (const variant of formVariants()) {
+      const run = await runPipelineOnce(best.configuration, { ...base, env: variant.env, forms: variant.name });
+      forms.push(run);
+      log(`[forms round ${i}/${rounds}] ${describeRun(run)}`);
+    }
+  return { saturation, openLoop, forms };
 }
 
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const runs = quick ? 1 : 3;
   const seconds = quick ? 3 : 5;
+  const warmupSeconds = quick ? 2 : 3;
   await ensureInfra({ services: ['redis', 'mysql'], log: (line) => console.log(`[infra] ${line}`) });
   console.log(
-    `Pipeline benchmark: ${CONFIGURATIONS.length} configurations x ${runs} run(s) of ${seconds} s, ${CLIENTS} clients, products [${PRODUCTS}], worker concurrency ${WORKER_CONCURRENCY}`,
+    `Pipeline benchmark: ${CONFIGURATIONS.length} configurations x ${runs} run(s) of ${seconds} s after ${warmupSeconds} s of warm-up, ${CLIENTS} clients, products [${PRODUCTS}], worker concurrency ${WORKER_CONCURRENCY}; then the open loop and the forms on the best`,
   );
   console.log(
     `machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  const all = await runPipelineBench({ runs, seconds });
+  const bench = await runPipelineBench({ runs, seconds, warmupSeconds });
   console.log('\nMedians:');
   for (const configuration of CONFIGURATIONS) {
-    const mine = all.filter((r) => r.configuration === configuration);
+    const mine = bench.saturation.filter((r) => r.configuration === configuration);
     console.log(
       `  workers ${configuration.workers}${configuration.mix === 'mixed' ? ' + 1 bulk (mixed)' : ''}, publishers ${configuration.publishers}: ${fmt(median(mine.map((r) => r.exportsPerSecond)), 1)} exports/s, ` +
         `total p50 ${fmt(median(mine.map((r) => r.totalMs.p50)))} ms, p99 ${fmt(median(mine.map((r) => r.totalMs.p99)))} ms, lost wake-ups ${mine.reduce((n, r) => n + r.jobsWithRecoveryEvent, 0)}`,
@@ -321,7 +551,7 @@ async function main(): Promise<void> {
   }
   await mkdir(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `pipeline-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  await writeFile(file, `${JSON.stringify({ startedAt: new Date().toISOString(), runs: all }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ startedAt: new Date().toISOString(), ...bench }, null, 2)}\n`);
   console.log(`\nEvery run: ${file}`);
 }
 

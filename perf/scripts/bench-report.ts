@@ -22,7 +22,17 @@ import {
   type ClaimsBenchResult,
   type Schema,
 } from './bench-claims.ts';
-import { BULK_EVERY, type Configuration, type PipelineRun } from './bench-pipeline.ts';
+import {
+  BULK_EVERY,
+  COURSE_FORMS,
+  type Configuration,
+  DEFAULT_FORMS,
+  formVariants,
+  OPEN_LOOP_FRACTIONS,
+  type PipelineRun,
+  type RoundTrips,
+} from './bench-pipeline.ts';
+import { type ProfileResult, renderRoleFlameGraph } from './bench-profile.ts';
 import {
   caseLabel,
   RECOVERY_CASES,
@@ -109,6 +119,12 @@ export interface BenchResults {
   claims?: ClaimsBenchResult;
   recovery?: RecoveryBenchResult;
   bounds?: BoundsBenchResult;
+  /** The open loop on the best all-fast configuration (absent in runs saved before it existed). */
+  openLoop?: PipelineRun[];
+  /** The forms pass on the best all-fast configuration. */
+  forms?: PipelineRun[];
+  /** The profiling run's flame graphs. */
+  profile?: ProfileResult;
 }
 
 export interface PipelineMedian {
@@ -116,6 +132,8 @@ export interface PipelineMedian {
   exportsPerSecond: number;
   totalP50: number;
   totalP99: number;
+  /** Submit to succeeded, ms: the medians of each run's p50, p90, p99, p99.9 and max. */
+  totalHdr: { p50: number; p90: number; p99: number; p999: number; max: number };
   dispatchP50: number;
   claimP50: number;
   workP50: number;
@@ -127,6 +145,8 @@ export interface PipelineMedian {
   loadCpu: number;
   /** CPU ms per export by kind of process (medians). */
   cpuMs: Record<string, number>;
+  /** Round trips per export (medians; undefined for runs saved before they were counted). */
+  trips: RoundTrips | undefined;
   runs: number;
 }
 
@@ -145,14 +165,37 @@ function bestAllFast(rows: readonly PipelineMedian[]): PipelineMedian | undefine
 }
 
 export function pipelineMedians(results: Pick<BenchResults, 'pipeline' | 'configurations'>): PipelineMedian[] {
-  return results.configurations.map((configuration) => {
-    const mine = results.pipeline.filter((r) => sameConfiguration(r.configuration, configuration));
+  return results.configurations.map((configuration) =>
+    medianOf(
+      configuration,
+      results.pipeline.filter((r) => sameConfiguration(r.configuration, configuration)),
+    ),
+  );
+}
+
+/** CPU ms per export summed over the pipeline's own processes: not the load generator (the issue's measure). */
+export function pipelineCpuMs(row: Pick<PipelineMedian, 'cpuMs'>): number {
+  return CPU_ROLES.filter((role) => role !== 'load').reduce((n, role) => n + (row.cpuMs[role] ?? 0), 0);
+}
+
+/** The medians of some runs of one configuration. */
+export function medianOf(configuration: Configuration, mine: readonly PipelineRun[]): PipelineMedian {
+  {
     const m = (pick: (r: PipelineRun) => number) => median(mine.map(pick));
+    const counted = mine.filter((r) => r.perExport);
+    const t = (pick: (r: RoundTrips) => number) => median(counted.map((r) => pick(r.perExport!)));
     return {
       configuration,
       exportsPerSecond: m((r) => r.exportsPerSecond),
       totalP50: m((r) => r.totalMs.p50),
       totalP99: m((r) => r.totalMs.p99),
+      totalHdr: {
+        p50: m((r) => r.totalMs.p50),
+        p90: m((r) => r.totalMs.p90 ?? Number.NaN),
+        p99: m((r) => r.totalMs.p99),
+        p999: m((r) => r.totalMs.p999 ?? Number.NaN),
+        max: m((r) => r.totalMs.max ?? Number.NaN),
+      },
       dispatchP50: m((r) => r.dispatchMs.p50),
       claimP50: m((r) => r.claimMs.p50),
       workP50: m((r) => r.workMs.p50),
@@ -163,9 +206,19 @@ export function pipelineMedians(results: Pick<BenchResults, 'pipeline' | 'config
       notFinished: mine.reduce((n, r) => n + r.notFinished, 0),
       loadCpu: m((r) => r.load.cpuCores),
       cpuMs: Object.fromEntries(CPU_ROLES.map((role) => [role, m((r) => r.cpuMsPerExport?.[role] ?? 0)])),
+      trips:
+        counted.length === 0
+          ? undefined
+          : {
+              statements: t((r) => r.statements),
+              transactions: t((r) => r.transactions),
+              rollbacks: t((r) => r.rollbacks),
+              redisCommands: t((r) => r.redisCommands),
+              redisScripts: t((r) => r.redisScripts ?? Number.NaN),
+            },
       runs: mine.length,
     };
-  });
+  }
 }
 
 const whole = (value: number) => (Number.isFinite(value) ? String(Math.round(value)) : '–');
@@ -177,6 +230,10 @@ export const BENCH_BLOCKS = [
   'run',
   'pipeline',
   'pipeline-cpu',
+  'pipeline-trips',
+  'pipeline-open',
+  'pipeline-forms',
+  'flames',
   'raw',
   'gate',
   'transactions',
@@ -250,6 +307,8 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
     });
   }
   const tx = results.transactions;
+  const { charts: detailCharts, ...detailBlocks } = renderPipelineDetail(results, rows);
+  Object.assign(charts, detailCharts);
   const blocks: Record<BenchBlock, string> = {
     run: block([
       `Written by \`${results.command}\` on ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC; its raw figures are in \`perf/bench-results/\` (git-ignored).`,
@@ -312,13 +371,14 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
           `| ${TRANSACTIONS.map((name) => whole(tx.perSecond[name])).join(' | ')} | ${whole(tx.boundPerSecond)} |`,
         ])
       : NOT_MEASURED,
+    ...detailBlocks,
     claims: NOT_MEASURED,
     'claims-detail': NOT_MEASURED,
     'claims-plans': NOT_MEASURED,
     recovery: NOT_MEASURED,
     'recovery-budgets': NOT_MEASURED,
     bounds: NOT_MEASURED,
-    targets: block(renderTargets(rows, gate, tx, results.recovery)),
+    targets: block(renderTargets(rows, gate, tx, results.recovery, results.openLoop)),
   };
   for (const section of [
     results.claims && renderClaimsSection(results.claims),
@@ -530,32 +590,153 @@ function recoveryTargets(recovery: RecoveryBenchResult | undefined, verdict: (ok
   });
 }
 
+/** The open loop's runs grouped by offered rate, lowest first, with their medians. */
+export function openLoopMedians(
+  runs: readonly PipelineRun[],
+): { offered: number; median: PipelineMedian; refused: number; answerP99: number }[] {
+  const rates = [...new Set(runs.map((r) => r.load.offeredPerSecond ?? 0))].sort((a, b) => a - b);
+  return rates.map((offered) => {
+    const mine = runs.filter((r) => (r.load.offeredPerSecond ?? 0) === offered);
+    return {
+      offered,
+      median: medianOf(mine[0]!.configuration, mine),
+      refused: mine.reduce((n, r) => n + r.load.refused, 0),
+      answerP99: median(mine.map((r) => r.load.answerMs?.p99 ?? Number.NaN)),
+    };
+  });
+}
+
+/** The forms pass by variant, in formVariants' order, each with its medians. */
+export function formsMedians(runs: readonly PipelineRun[]): { forms: string; median: PipelineMedian }[] {
+  return formVariants()
+    .map((variant) => ({ forms: variant.name, mine: runs.filter((r) => r.forms === variant.name) }))
+    .filter(({ mine }) => mine.length > 0)
+    .map(({ forms, mine }) => ({ forms, median: medianOf(mine[0]!.configuration, mine) }));
+}
+
+const ms = (summary: { p50: number; p90?: number; p99: number; p999?: number; max?: number }) =>
+  [summary.p50, summary.p90, summary.p99, summary.p999, summary.max].map((v) => whole(v ?? Number.NaN)).join(' / ');
+
+/** The pipeline's round trips, open loop, forms and flame graph blocks. */
+function renderPipelineDetail(
+  results: BenchResults,
+  rows: readonly PipelineMedian[],
+): Pick<Record<BenchBlock, string>, 'pipeline-trips' | 'pipeline-open' | 'pipeline-forms' | 'flames'> & {
+  charts: Record<string, string>;
+} {
+  const charts: Record<string, string> = {};
+  const counted = rows.filter((r) => r.trips);
+  const trips = counted.length
+    ? block([
+        '| configuration | SQL statements | transactions | rollbacks | Redis commands run | Redis scripts called |',
+        '|---|---:|---:|---:|---:|---:|',
+        ...counted.map(
+          (r) =>
+            `| ${configName(r.configuration)} | ${fixed(r.trips!.statements, 1)} | ${fixed(r.trips!.transactions, 2)} | ${fixed(r.trips!.rollbacks, 2)} | ${fixed(r.trips!.redisCommands, 1)} | ${fixed(r.trips!.redisScripts, 1)} |`,
+        ),
+      ])
+    : NOT_MEASURED;
+  const open = results.openLoop?.length ? openLoopMedians(results.openLoop) : [];
+  const capacity = bestAllFast(rows);
+  const openBlock =
+    open.length && capacity
+      ? block([
+          `On ${configName(open[0]!.median.configuration)}, whose capacity above was ${whole(capacity.exportsPerSecond)} exports/s: ` +
+            `${OPEN_LOOP_FRACTIONS.map((f) => `${Math.round(f * 100)} %`).join(' and ')} of it, ${results.openLoop![0]!.load.seconds} s per run after a warm-up.`,
+          '',
+          '| offered (requests/s) | exports/s | 503 | submit → succeeded p50 / p90 / p99 / p99.9 / max (ms) | dispatch / claim / work p99 (ms) | answer p99 (ms) | runs |',
+          '|---:|---:|---:|---|---|---:|---:|',
+          ...open.map(
+            (o) =>
+              `| ${o.offered} | ${whole(o.median.exportsPerSecond)} | ${o.refused} | ${ms(o.median.totalHdr)} | ${whole(o.median.dispatchP99)} / ${whole(o.median.claimP99)} / ${whole(o.median.workP99)} | ${whole(o.answerP99)} | ${o.median.runs} |`,
+          ),
+        ])
+      : NOT_MEASURED;
+  const forms = results.forms?.length ? formsMedians(results.forms) : [];
+  const defaults = forms.find((f) => f.forms === DEFAULT_FORMS)?.median;
+  if (forms.length) {
+    charts['pipeline-forms.svg'] = renderBarChart({
+      title: "The faster forms, each turned back to the course's",
+      unit: `exports/s (median of the runs), ${configName(forms[0]!.median.configuration)}`,
+      categories: forms.map((f) => f.forms),
+      series: [{ name: 'exports/s', values: forms.map((f) => f.median.exportsPerSecond) }],
+    });
+  }
+  const formsBlock =
+    forms.length && defaults
+      ? block([
+          `On ${configName(defaults.configuration)}, closed loop as above, the variants taking turns (${defaults.runs} round${defaults.runs > 1 ? 's' : ''}).`,
+          '',
+          '| forms | exports/s | against the defaults | CPU ms per export | SQL statements | transactions | p99 total (ms) | runs |',
+          '|---|---:|---:|---:|---:|---:|---:|---:|',
+          ...forms.map(
+            ({ forms: name, median: m }) =>
+              `| ${name} | ${whole(m.exportsPerSecond)} | ${times(m.exportsPerSecond / defaults.exportsPerSecond)} | ${fixed(pipelineCpuMs(m), 1)} | ${fixed(m.trips?.statements ?? Number.NaN, 1)} | ${fixed(m.trips?.transactions ?? Number.NaN, 2)} | ${whole(m.totalP99)} | ${m.runs} |`,
+          ),
+          '',
+          '![the faster forms](benchmarks/pipeline-forms.svg)',
+          '',
+          `The course's forms together against the defaults: ${(() => {
+            const course = forms.find((f) => f.forms === COURSE_FORMS)?.median;
+            return course ? times(defaults.exportsPerSecond / course.exportsPerSecond) : '–';
+          })()} the throughput with the defaults.`,
+        ])
+      : NOT_MEASURED;
+  const profile = results.profile;
+  for (const role of profile?.roles ?? []) charts[role.chart] = renderRoleFlameGraph(role, profile!);
+  const flames = profile
+    ? block([
+        `A separate run with \`--cpu-prof\` (${configName(profile.configuration)}, ${profile.seconds} s of closed-loop load after a warm-up, ${profile.accepted} exports): profiling slows what it profiles, so no figure above comes from it.`,
+        '',
+        '| process | samples | hottest frames (their own samples) |',
+        '|---|---:|---|',
+        ...profile.roles.map(
+          (r) =>
+            `| [${r.role}](benchmarks/${r.chart}) | ${r.samples} | ${r.hottest
+              .slice(0, 3)
+              .map((h) => `\`${h.frame.replace(/\|/g, '\\|')}\` ${fixed(h.share * 100, 1)} %`)
+              .join(', ')} |`,
+        ),
+        '',
+        ...profile.roles.flatMap((r) => [`![${r.role}](benchmarks/${r.chart})`, '']),
+      ])
+    : NOT_MEASURED;
+  return { 'pipeline-trips': trips, 'pipeline-open': openBlock, 'pipeline-forms': formsBlock, flames, charts };
+}
+
 /** The issue's targets, each with what was measured and whether it holds. */
 function renderTargets(
   rows: readonly PipelineMedian[],
   gate: GateBenchResult | undefined,
   tx: TransactionRates | undefined,
   recovery?: RecoveryBenchResult,
+  openLoop?: readonly PipelineRun[],
 ): string[] {
-  const target = rows.find((r) => r.configuration.workers === 1 && r.configuration.publishers === 1);
+  const one = rows.find((r) => r.configuration.workers === 1 && r.configuration.publishers === 1);
   const best = bestAllFast(rows);
   const lost = rows.reduce((n, r) => n + r.lostWakeUps, 0);
+  const at80 = openLoop?.length ? openLoopMedians(openLoop).at(-1) : undefined;
   const gateRatio = gate
     ? Math.max(
         ...gate.medians.filter((m) => m.concurrency >= 4).map((m) => m.perSecond.counter / m.perSecond['hot-row']),
       )
     : Number.NaN;
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const bestCpu = best ? pipelineCpuMs(best) : Number.NaN;
   return [
     '| target | measured | |',
     '|---|---|---|',
-    `| ≥ 200 exports/s end to end (all fast, limit 100, worker concurrency 2) | ${whole(target?.exportsPerSecond ?? Number.NaN)} with one worker; best ${whole(best?.exportsPerSecond ?? Number.NaN)} (${best ? configName(best.configuration) : '–'}) | ${verdict((best?.exportsPerSecond ?? 0) >= 200)} |`,
-    `| p99 submit → succeeded < 1 s | ${whole(best?.totalP99 ?? Number.NaN)} ms at the best configuration | ${verdict((best?.totalP99 ?? Infinity) < 1000)} |`,
-    `| no wake-up lost (no job needed a scanner's event) | ${lost} job(s) in every run together | ${verdict(lost === 0)} |`,
-    `| admission gate ≥ 80 % of the hot row | ${Number.isFinite(gateRatio) ? `${Math.round(gateRatio * 100)} % (counter gate, best of 4+ submitters)` : 'not measured in this run'} | ${Number.isFinite(gateRatio) ? verdict(gateRatio >= 0.8) : '–'} |`,
+    `| one worker process at concurrency 2: ≥ 180 exports/s (all fast, limit 100) | ${whole(one?.exportsPerSecond ?? Number.NaN)} | ${verdict((one?.exportsPerSecond ?? 0) >= 180)} |`,
+    `| best configuration on 2 cores: ≥ 215 exports/s | ${whole(best?.exportsPerSecond ?? Number.NaN)} (${best ? configName(best.configuration) : '–'}) | ${verdict((best?.exportsPerSecond ?? 0) >= 215)} |`,
+    at80
+      ? `| p99 submit → succeeded < 500 ms at 80 % of capacity (open loop) | ${whole(at80.median.totalP99)} ms at ${at80.offered} requests/s | ${verdict(at80.median.totalP99 < 500)} |`
+      : '| p99 submit → succeeded < 500 ms at 80 % of capacity (open loop) | not measured in this run | – |',
+    `| no wake-up lost (no job needed a scanner's event) | ${lost} job(s) in every saturation run together | ${verdict(lost === 0)} |`,
+    `| CPU per export over the API, publisher, worker, scanner, MariaDB and Redis ≤ 8 ms | ${fixed(bestCpu, 1)} ms at the best configuration | ${verdict(bestCpu <= 8)} |`,
     tx && best
-      ? `| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over one export's transactions) | ${whole(best.exportsPerSecond)} of ${whole(tx.boundPerSecond)} exports/s: ${Math.round((best.exportsPerSecond / tx.boundPerSecond) * 100)} % | ${verdict(best.exportsPerSecond >= 0.6 * tx.boundPerSecond)} |`
-      : "| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over one export's transactions) | not measured in this run | – |",
+      ? `| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over the course's five transactions) | ${whole(best.exportsPerSecond)} of ${whole(tx.boundPerSecond)} exports/s: ${Math.round((best.exportsPerSecond / tx.boundPerSecond) * 100)} % | ${verdict(best.exportsPerSecond >= 0.6 * tx.boundPerSecond)} |`
+      : "| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over the course's five transactions) | not measured in this run | – |",
+    `| admissions ≥ 80 % of the hot-row rate | ${Number.isFinite(gateRatio) ? `${Math.round(gateRatio * 100)} % (counter gate, best of 4+ submitters)` : 'not measured in this run'} | ${Number.isFinite(gateRatio) ? verdict(gateRatio >= 0.8) : '–'} |`,
     ...recoveryTargets(recovery, verdict),
     '',
   ];

@@ -8,16 +8,17 @@
 //   5. the durable pipeline, end to end      scripts/bench-pipeline.ts (pnpm bench:pipeline alone)
 //   6. labs 02, 05, 06 against their bounds  scripts/bench-bounds.ts   (pnpm bench:bounds alone)
 //   7. recovery after a fault, two timings   scripts/bench-recovery.ts (pnpm bench:recovery alone)
+//   8. flame graphs, a separate profiled run scripts/bench-profile.ts  (pnpm bench:profile alone)
 //
 // Not part of `pnpm test`: it takes several minutes and its figures depend on the machine.
 // The page's prose is written by hand in docs/benchmarks.md; a run rewrites only the blocks
 // between `<!-- bench:begin NAME -->` and `<!-- bench:end NAME -->` (the tables, the chart links
 // and the lines that quote the run's own settings), so the explanation is edited as Markdown.
 //
-//   pnpm bench                 the full run (about 10 minutes: recovery at the course's timings
+//   pnpm bench                 the full run (about 20 minutes: recovery at the course's timings
 //                              waits for the real 30 s lease and 60 s threshold)
 //   pnpm bench -- --quick      one short run of each, recovery at the short timings only (about
-//                              3 minutes): to try it, not to quote
+//                              6 minutes): to try it, not to quote
 //   pnpm bench -- --from perf/bench-results/bench-<time>.json
 //                              measures nothing: renders the page and charts again from a saved run
 //                              (after a change to the report, the figures stay the ones measured)
@@ -31,7 +32,8 @@ import { runGateBench } from './bench-gate.ts';
 import { runBoundsBench } from './bench-bounds.ts';
 import { runRawBullmq } from './bench-bullmq.ts';
 import { runClaimsBench } from './bench-claims.ts';
-import { CONFIGURATIONS, runPipelineBench } from './bench-pipeline.ts';
+import { bestConfiguration, CONFIGURATIONS, runPipelineBench } from './bench-pipeline.ts';
+import { runProfileBench } from './bench-profile.ts';
 import { runRecoveryBench } from './bench-recovery.ts';
 import {
   BENCH_BLOCKS,
@@ -88,33 +90,46 @@ async function main(): Promise<void> {
   const command = quick ? 'pnpm bench -- --quick' : 'pnpm bench';
 
   const indent = (line: string) => console.log(`  ${line}`);
-  console.log('1/7 raw BullMQ');
+  console.log('1/8 raw BullMQ');
   const raw = await runRawBullmq({ runs: quick ? 1 : 3, jobs: quick ? 1000 : 3000 });
 
-  console.log('2/7 the admission gate (lab 13)');
+  console.log('2/8 the admission gate (lab 13)');
   const gate = await runGateBench({ ...(quick ? { runs: 1, seconds: 1 } : {}), command });
 
-  console.log("3/7 one export's transactions, each alone");
+  console.log("3/8 one export's transactions, each alone");
   const transactions = await measureTransactions(quick ? 500 : 1500);
   console.log(
     `  ${TRANSACTIONS.map((name) => `${name} ${Math.round(transactions.perSecond[name])}/s`).join(', ')}; bound ${Math.round(transactions.boundPerSecond)} exports/s`,
   );
 
   console.log(
-    "4/7 the ordered claims: the outbox, the recovery scan and the job, on the labs' schema and the course's",
+    "4/8 the ordered claims: the outbox, the recovery scan and the job, on the labs' schema and the course's",
   );
   const claims = await runClaimsBench({ quick, log: indent });
 
-  console.log('5/7 the durable pipeline');
-  const pipeline = await runPipelineBench({ runs: quick ? 1 : 3, seconds: quick ? 3 : 5, log: indent });
+  console.log('5/8 the durable pipeline');
+  const pipeline = await runPipelineBench({
+    runs: quick ? 1 : 3,
+    seconds: quick ? 3 : 5,
+    warmupSeconds: quick ? 2 : 3,
+    log: indent,
+  });
 
-  console.log('6/7 labs 02, 05 and 06 against their bounds');
+  console.log('6/8 labs 02, 05 and 06 against their bounds');
   const bounds = await runBoundsBench({ quick, log: indent });
 
   console.log(
-    `7/7 recovery after a worker kill and a lost dispatch${quick ? ' (short timings only)' : " (the course's timings wait for the real timers: about 2 minutes)"}`,
+    `7/8 recovery after a worker kill and a lost dispatch${quick ? ' (short timings only)' : " (the course's timings wait for the real timers: about 2 minutes)"}`,
   );
   const recovery = await runRecoveryBench({ quick, log: indent });
+
+  console.log('8/8 flame graphs: the best configuration again, profiled (a run of its own)');
+  const profile = await runProfileBench({
+    configuration: bestConfiguration(pipeline.saturation).configuration,
+    seconds: quick ? 4 : 8,
+    warmupSeconds: quick ? 2 : 3,
+    log: indent,
+  });
 
   const results: BenchResults = {
     startedAt,
@@ -127,7 +142,10 @@ async function main(): Promise<void> {
       flushLogAtTrxCommit: gate.machine.flushLogAtTrxCommit,
     },
     raw,
-    pipeline,
+    pipeline: pipeline.saturation,
+    openLoop: pipeline.openLoop,
+    forms: pipeline.forms,
+    profile,
     configurations: CONFIGURATIONS,
     gate,
     transactions,

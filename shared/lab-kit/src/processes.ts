@@ -34,11 +34,17 @@ export interface StartOptions {
   args?: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * Node's own flags, before the loader: for those NODE_OPTIONS refuses, such as the
+   * profiler's `--cpu-prof`. @defaultValue none
+   */
+  nodeArgs?: string[];
 }
 
 /** Starts `node --import tsx <script>` as a separate OS process. */
 export function startTsProcess(script: string, options: StartOptions = {}): LabProcess {
-  const child = spawn(process.execPath, ['--import', tsxLoader, script, ...(options.args ?? [])], {
+  const argv = [...(options.nodeArgs ?? []), '--import', tsxLoader, script, ...(options.args ?? [])];
+  const child = spawn(process.execPath, argv, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
