@@ -45,6 +45,11 @@ export interface LoadReport {
   failed: number;
   /** Every answer (202, 503 or error), submit to answer; open loop: from when it was due. */
   answerMs: LatencySummary;
+  /**
+   * Open loop only: each accepted job (its id, from the 202's Location) and when its request was
+   * due, in ms since the epoch: the harness times submit -> succeeded from the client's side.
+   */
+  dueAt?: [jobId: string, dueEpochMs: number][];
   /** The process's CPU time (user + system) over its wall time while loading: 1.0 = one full core. */
   cpuCores: number;
 }
@@ -61,8 +66,15 @@ interface Counts {
   failed: number;
 }
 
-/** One POST /exports; resolves with the status (0: no answer). Never rejects. */
-function post(agent: Agent, url: URL, body: string): Promise<number> {
+interface Answer {
+  /** 0: no answer. */
+  status: number;
+  /** The job the 202 names (its Location), if any. */
+  jobId?: string;
+}
+
+/** One POST /exports; resolves with the status and the job a 202 names. Never rejects. */
+function post(agent: Agent, url: URL, body: string): Promise<Answer> {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -75,11 +87,12 @@ function post(agent: Agent, url: URL, body: string): Promise<number> {
       },
       (res) => {
         res.resume(); // read the answer through, so the connection is reused
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', () => resolve(0));
+        const jobId = /\/exports\/([^/]+)$/.exec(String(res.headers.location ?? ''))?.[1];
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(jobId ? { jobId } : {}) }));
+        res.on('error', () => resolve({ status: 0 }));
       },
     );
-    req.on('error', () => resolve(0));
+    req.on('error', () => resolve({ status: 0 }));
     req.end(body);
   });
 }
@@ -127,6 +140,7 @@ async function main(): Promise<void> {
   const bodyOf = () => (bulkEvery > 0 && ++sent % bulkEvery === 0 ? BULK_BODY : body);
   const counts: Counts = { accepted: 0, refused: 0, failed: 0 };
   const answers = latencyHistogram();
+  const dueAt: [string, number][] = [];
   console.log(`load generator ${process.pid} ready`);
 
   const startCpu = process.cpuUsage();
@@ -136,7 +150,7 @@ async function main(): Promise<void> {
     const client = async () => {
       while (performance.now() < until) {
         const at = performance.now();
-        count(counts, await post(agent, url, bodyOf()));
+        count(counts, (await post(agent, url, bodyOf())).status);
         recordMs(answers, performance.now() - at);
       }
     };
@@ -148,9 +162,10 @@ async function main(): Promise<void> {
       const early = due - performance.now();
       if (early >= 1) await sleep(early);
       inFlight.push(
-        post(agent, url, bodyOf()).then((status) => {
-          count(counts, status);
+        post(agent, url, bodyOf()).then((answer) => {
+          count(counts, answer.status);
           recordMs(answers, performance.now() - due);
+          if (answer.status === 202 && answer.jobId) dueAt.push([answer.jobId, performance.timeOrigin + due]);
         }),
       );
     }
@@ -164,6 +179,7 @@ async function main(): Promise<void> {
     seconds,
     ...counts,
     answerMs: summarizeLatency(answers),
+    ...(rate === undefined ? {} : { dueAt }),
     cpuCores: (cpu.user + cpu.system) / 1000 / (performance.now() - started),
   };
   agent.destroy();

@@ -163,6 +163,12 @@ export interface PipelineRun {
   cpuMsPerExport: Record<string, number>;
   /** Per succeeded export (absent in runs saved before it was counted). */
   perExport?: RoundTrips;
+  /**
+   * Open loop only: submit -> succeeded from the client's side, from when each request was due
+   * to the finish (the database's stamp, on the same host's clock). It includes the wait before
+   * the API reads the request, which created_at (stamped by the admission's INSERT) does not.
+   */
+  clientTotalMs?: Percentiles;
 }
 
 /** A process of the run and its role (api, publisher, worker, scanner, mariadb, redis, load). */
@@ -270,6 +276,23 @@ export const READ_STAGES = `
 export const READ_WINDOW = `
   SELECT TIMESTAMPDIFF(MICROSECOND, MIN(created_at), MAX(updated_at)) AS window_us, COUNT(*) AS succeeded
   FROM export_jobs WHERE status = 'succeeded' AND created_at >= ?`;
+
+/** When each job succeeded, in ms since the epoch. Rows: one per succeeded job among [ids]. */
+export const READ_FINISHED_AT = `
+  SELECT id, UNIX_TIMESTAMP(updated_at) * 1000 AS finished_ms FROM export_jobs
+  WHERE status = 'succeeded' AND id IN (?)`;
+
+/** Submit -> succeeded from the client's clock: each job's due time against its finish. */
+async function clientTotals(pool: Pool, dueAt: readonly [string, number][]): Promise<Percentiles> {
+  const due = new Map(dueAt);
+  const finished: number[] = [];
+  for (let i = 0; i < dueAt.length; i += 1000) {
+    const ids = dueAt.slice(i, i + 1000).map(([id]) => id);
+    const [rows] = await pool.query<RowDataPacket[]>(READ_FINISHED_AT, [ids]);
+    for (const row of rows) finished.push(Number(row.finished_ms) - due.get(String(row.id))!);
+  }
+  return latencyOf(finished);
+}
 
 /** The server's clock now, as text with microseconds (compared with created_at as the server's own time). */
 const READ_NOW = 'SELECT CAST(NOW(6) AS CHAR) AS now';
@@ -412,7 +435,7 @@ export async function runPipelineOnce(configuration: Configuration, options: Run
     const from = String(now.now);
     const cpuBefore = cpuByRole(processes);
     const countersBefore = await readCounters(db.pool, redis);
-    const load = await runLoad(url, options.seconds, shape, configuration);
+    const { dueAt, ...load } = await runLoad(url, options.seconds, shape, configuration);
     const polls = await drain(db.pool);
     const cpuAfter = cpuByRole(processes);
     const countersAfter = await readCounters(db.pool, redis);
@@ -434,6 +457,7 @@ export async function runPipelineOnce(configuration: Configuration, options: Run
         statements: polls + 1,
         redisCommands: 2,
       }),
+      ...(dueAt ? { clientTotalMs: await clientTotals(db.pool, dueAt) } : {}),
     };
   });
 }
@@ -446,9 +470,10 @@ export function describeRun(run: PipelineRun): string {
   const trips = run.perExport
     ? `; per export ${fmt(run.perExport.statements, 1)} statements, ${fmt(run.perExport.transactions, 1)} transactions, ${fmt(run.perExport.redisCommands, 1)} Redis commands (${fmt(run.perExport.redisScripts, 1)} scripts)`
     : '';
+  const client = run.clientTotalMs ? `, from the client's send p99 ${fmt(run.clientTotalMs.p99)} ms` : '';
   return (
     `workers ${c.workers}${c.mix === 'mixed' ? ` + 1 bulk (1 in ${BULK_EVERY} bulk)` : ''}, publishers ${c.publishers}${run.forms ? ` (${run.forms})` : ''}: ${offered}${fmt(run.exportsPerSecond, 1)} exports/s (${run.succeeded} succeeded, ${run.notFinished} not finished; ` +
-    `202 ${run.load.accepted}, 503 ${run.load.refused}, errors ${run.load.failed}); total p50 ${fmt(run.totalMs.p50)} ms, p99 ${fmt(run.totalMs.p99)} ms, p99.9 ${fmt(run.totalMs.p999)} ms ` +
+    `202 ${run.load.accepted}, 503 ${run.load.refused}, errors ${run.load.failed}); total p50 ${fmt(run.totalMs.p50)} ms, p99 ${fmt(run.totalMs.p99)} ms, p99.9 ${fmt(run.totalMs.p999)} ms${client} ` +
     `(dispatch p50 ${fmt(run.dispatchMs.p50)}, claim p50 ${fmt(run.claimMs.p50)}, work p50 ${fmt(run.workMs.p50)}); ` +
     `lost wake-ups ${run.jobsWithRecoveryEvent}; load generator ${fmt(run.load.cpuCores * 100)} % of a core; ` +
     `CPU ms per export: ${Object.entries(run.cpuMsPerExport)

@@ -591,9 +591,14 @@ function recoveryTargets(recovery: RecoveryBenchResult | undefined, verdict: (ok
 }
 
 /** The open loop's runs grouped by offered rate, lowest first, with their medians. */
-export function openLoopMedians(
-  runs: readonly PipelineRun[],
-): { offered: number; median: PipelineMedian; refused: number; answerP99: number }[] {
+export function openLoopMedians(runs: readonly PipelineRun[]): {
+  offered: number;
+  median: PipelineMedian;
+  refused: number;
+  answerP99: number;
+  /** Submit -> succeeded from the client's send: medians of the runs' p50, p99, p99.9 (NaN if not measured). */
+  client: { p50: number; p99: number; p999: number };
+}[] {
   const rates = [...new Set(runs.map((r) => r.load.offeredPerSecond ?? 0))].sort((a, b) => a - b);
   return rates.map((offered) => {
     const mine = runs.filter((r) => (r.load.offeredPerSecond ?? 0) === offered);
@@ -602,6 +607,11 @@ export function openLoopMedians(
       median: medianOf(mine[0]!.configuration, mine),
       refused: mine.reduce((n, r) => n + r.load.refused, 0),
       answerP99: median(mine.map((r) => r.load.answerMs?.p99 ?? Number.NaN)),
+      client: {
+        p50: median(mine.map((r) => r.clientTotalMs?.p50 ?? Number.NaN)),
+        p99: median(mine.map((r) => r.clientTotalMs?.p99 ?? Number.NaN)),
+        p999: median(mine.map((r) => r.clientTotalMs?.p999 ?? Number.NaN)),
+      },
     };
   });
 }
@@ -644,11 +654,11 @@ function renderPipelineDetail(
           `On ${configName(open[0]!.median.configuration)}, whose capacity above was ${whole(capacity.exportsPerSecond)} exports/s: ` +
             `${OPEN_LOOP_FRACTIONS.map((f) => `${Math.round(f * 100)} %`).join(' and ')} of it, ${results.openLoop![0]!.load.seconds} s per run after a warm-up.`,
           '',
-          '| offered (requests/s) | exports/s | 503 | submit → succeeded p50 / p90 / p99 / p99.9 / max (ms) | dispatch / claim / work p99 (ms) | answer p99 (ms) | runs |',
-          '|---:|---:|---:|---|---|---:|---:|',
+          "| offered (requests/s) | exports/s | 503 | from the client's send: p50 / p99 / p99.9 (ms) | from the job's INSERT: p50 / p90 / p99 / p99.9 / max (ms) | dispatch / claim / work p99 (ms) | answer p99 (ms) | runs |",
+          '|---:|---:|---:|---|---|---|---:|---:|',
           ...open.map(
             (o) =>
-              `| ${o.offered} | ${whole(o.median.exportsPerSecond)} | ${o.refused} | ${ms(o.median.totalHdr)} | ${whole(o.median.dispatchP99)} / ${whole(o.median.claimP99)} / ${whole(o.median.workP99)} | ${whole(o.answerP99)} | ${o.median.runs} |`,
+              `| ${o.offered} | ${whole(o.median.exportsPerSecond)} | ${o.refused} | ${[o.client.p50, o.client.p99, o.client.p999].map(whole).join(' / ')} | ${ms(o.median.totalHdr)} | ${whole(o.median.dispatchP99)} / ${whole(o.median.claimP99)} / ${whole(o.median.workP99)} | ${whole(o.answerP99)} | ${o.median.runs} |`,
           ),
         ])
       : NOT_MEASURED;
@@ -676,10 +686,12 @@ function renderPipelineDetail(
           '',
           '![the faster forms](benchmarks/pipeline-forms.svg)',
           '',
-          `The course's forms together against the defaults: ${(() => {
+          (() => {
             const course = forms.find((f) => f.forms === COURSE_FORMS)?.median;
-            return course ? times(defaults.exportsPerSecond / course.exportsPerSecond) : '–';
-          })()} the throughput with the defaults.`,
+            return course
+              ? `The defaults against all the course's forms together: ${times(defaults.exportsPerSecond / course.exportsPerSecond)} the exports per second, ${times(pipelineCpuMs(defaults) / pipelineCpuMs(course))} the CPU per export, ${times((defaults.trips?.statements ?? Number.NaN) / (course.trips?.statements ?? Number.NaN))} the statements.`
+              : '';
+          })(),
         ])
       : NOT_MEASURED;
   const profile = results.profile;
@@ -729,7 +741,9 @@ function renderTargets(
     `| one worker process at concurrency 2: ≥ 180 exports/s (all fast, limit 100) | ${whole(one?.exportsPerSecond ?? Number.NaN)} | ${verdict((one?.exportsPerSecond ?? 0) >= 180)} |`,
     `| best configuration on 2 cores: ≥ 215 exports/s | ${whole(best?.exportsPerSecond ?? Number.NaN)} (${best ? configName(best.configuration) : '–'}) | ${verdict((best?.exportsPerSecond ?? 0) >= 215)} |`,
     at80
-      ? `| p99 submit → succeeded < 500 ms at 80 % of capacity (open loop) | ${whole(at80.median.totalP99)} ms at ${at80.offered} requests/s | ${verdict(at80.median.totalP99 < 500)} |`
+      ? Number.isFinite(at80.client.p99)
+        ? `| p99 submit → succeeded < 500 ms at 80 % of capacity (open loop) | ${whole(at80.client.p99)} ms from the client's send at ${at80.offered} requests/s (${whole(at80.median.totalP99)} ms from the job's INSERT) | ${verdict(at80.client.p99 < 500)} |`
+        : `| p99 submit → succeeded < 500 ms at 80 % of capacity (open loop) | ${whole(at80.median.totalP99)} ms at ${at80.offered} requests/s, from the job's INSERT | ${verdict(at80.median.totalP99 < 500)} |`
       : '| p99 submit → succeeded < 500 ms at 80 % of capacity (open loop) | not measured in this run | – |',
     `| no wake-up lost (no job needed a scanner's event) | ${lost} job(s) in every saturation run together | ${verdict(lost === 0)} |`,
     `| CPU per export over the API, publisher, worker, scanner, MariaDB and Redis ≤ 8 ms | ${fixed(bestCpu, 1)} ms at the best configuration | ${verdict(bestCpu <= 8)} |`,

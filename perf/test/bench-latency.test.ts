@@ -83,7 +83,8 @@ describe('the open-loop load generator', () => {
       req.on('end', () => {
         n += 1;
         const status = n % 3 === 0 ? 503 : 202;
-        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'), holdMs);
+        const location = status === 202 ? { location: `/exports/job-${n}` } : {};
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json', ...location }).end('{}'), holdMs);
       });
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
@@ -98,6 +99,11 @@ describe('the open-loop load generator', () => {
     await load.exited;
     const report = JSON.parse(/LOAD (\{.*\})/.exec(load.output())![1]!) as LoadReport;
     expect(report).toMatchObject({ mode: 'open', offeredPerSecond: 40, accepted: 27, refused: 13, failed: 0 });
+    // Each 202 names its job (the Location) with when its request was due, 25 ms apart at 40/s.
+    expect(report.dueAt).toHaveLength(27);
+    const [first, second] = [...report.dueAt!].sort((a, b) => a[1] - b[1]);
+    expect(first![0]).toMatch(/^job-\d+$/);
+    expect(second![1] - first![1]).toBeGreaterThanOrEqual(24);
     expect(report.answerMs.count).toBe(40);
     // Every answer waited for the server's 150 ms hold: a closed loop of few clients would have
     // sent fewer requests instead.
