@@ -55,7 +55,9 @@ export function frameLabel(callFrame: CpuProfile['nodes'][number]['callFrame']):
   const inPackage = /.*node_modules\/((?:@[^/]+\/)?[^/]+\/.*)$/.exec(url)?.[1];
   const inRepository = /\/((?:labs|shared|perf)\/.*)$/.exec(url)?.[1];
   const where = inPackage ?? inRepository ?? url.replace(/^.*\/(?=[^/]+\/[^/]+$)/, '');
-  // Line numbers are 0-based in the profile.
+  // A TypeScript file runs as tsx's transpiled code: the profile's line is that code's, not the
+  // source's, so only the file is named. Elsewhere the line is kept (0-based in the profile).
+  if (where.endsWith('.ts')) return `${name} ${where}`;
   return `${name} ${where}:${callFrame.lineNumber + 1}`;
 }
 

@@ -28,8 +28,8 @@ const profile: CpuProfile = {
 };
 
 describe('flame graphs from CPU profiles', () => {
-  it("When a frame is labelled, Then it names the function and where it is: the repository's path, the package, or Node's module [test:flame-labels]", () => {
-    expect(frameLabel(profile.nodes[1]!.callFrame)).toBe('main labs/16-observability/src/app.ts:10');
+  it("When a frame is labelled, Then it names the function and where it is: the repository's file (no line: tsx's code is not the source's), the package's or Node's module and line [test:flame-labels]", () => {
+    expect(frameLabel(profile.nodes[1]!.callFrame)).toBe('main labs/16-observability/src/app.ts');
     expect(frameLabel(profile.nodes[3]!.callFrame)).toBe('query mysql2/lib/pool.js:2');
     expect(frameLabel(profile.nodes[2]!.callFrame)).toBe('parse node:internal/url:41');
     expect(frameLabel(frame(''))).toBe('(anonymous)');
@@ -37,9 +37,9 @@ describe('flame graphs from CPU profiles', () => {
 
   it('When a profile is folded, Then each stack gets the samples taken in its own frame, and idle time is left out [test:flame-fold]', () => {
     expect([...foldStacks(profile)]).toEqual([
-      ['(root);main labs/16-observability/src/app.ts:10', 1],
-      ['(root);main labs/16-observability/src/app.ts:10;parse node:internal/url:41', 6],
-      ['(root);main labs/16-observability/src/app.ts:10;query mysql2/lib/pool.js:2', 3],
+      ['(root);main labs/16-observability/src/app.ts', 1],
+      ['(root);main labs/16-observability/src/app.ts;parse node:internal/url:41', 6],
+      ['(root);main labs/16-observability/src/app.ts;query mysql2/lib/pool.js:2', 3],
     ]);
   });
 
@@ -47,19 +47,19 @@ describe('flame graphs from CPU profiles', () => {
     // Samples at 1010, 1020, 1030 and 1040 µs: parse, parse, query, parse.
     const timed: CpuProfile = { ...profile, startTime: 1000, samples: [3, 3, 4, 3], timeDeltas: [10, 10, 10, 10] };
     expect([...foldStacks(timed, undefined, { fromMicros: 1015, toMicros: 1035 })]).toEqual([
-      ['(root);main labs/16-observability/src/app.ts:10;parse node:internal/url:41', 1],
-      ['(root);main labs/16-observability/src/app.ts:10;query mysql2/lib/pool.js:2', 1],
+      ['(root);main labs/16-observability/src/app.ts;parse node:internal/url:41', 1],
+      ['(root);main labs/16-observability/src/app.ts;query mysql2/lib/pool.js:2', 1],
     ]);
     // Without a window, the hit counts (the whole life of the process).
-    expect(foldStacks(timed).get('(root);main labs/16-observability/src/app.ts:10;parse node:internal/url:41')).toBe(6);
+    expect(foldStacks(timed).get('(root);main labs/16-observability/src/app.ts;parse node:internal/url:41')).toBe(6);
   });
 
   it('When two processes of one kind are folded together, Then their samples add up stack by stack [test:flame-add-up]', () => {
     const both = foldStacks(profile, foldStacks(profile));
-    expect(both.get('(root);main labs/16-observability/src/app.ts:10;parse node:internal/url:41')).toBe(12);
+    expect(both.get('(root);main labs/16-observability/src/app.ts;parse node:internal/url:41')).toBe(12);
     const tree = flameTree(both, 'api');
     expect(tree.samples).toBe(20);
-    expect(tree.children.map((c) => [c.name, c.samples])).toEqual([['main labs/16-observability/src/app.ts:10', 20]]);
+    expect(tree.children.map((c) => [c.name, c.samples])).toEqual([['main labs/16-observability/src/app.ts', 20]]);
     expect(tree.children[0]!.children.map((c) => c.samples)).toEqual([12, 6]);
   });
 
