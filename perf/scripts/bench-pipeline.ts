@@ -87,7 +87,7 @@ export interface Configuration {
 /** In the mixed runs, one request in this many is a bulk export (40 products). */
 export const BULK_EVERY = 10;
 /** Enough products for a bulk export of 40 (the migration seeds fewer). */
-export const BENCH_PRODUCTS = 45;
+const BENCH_PRODUCTS = 45;
 
 export const CONFIGURATIONS: readonly Configuration[] = [
   { workers: 1, publishers: 1 },
@@ -205,8 +205,6 @@ function cpuByRole(processes: readonly Roled[]): Map<string, number> {
 export const READ_STATEMENT_COUNTERS = `
   SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_begin', 'Com_rollback')`;
 
-type Counters = RoundTrips;
-
 /** total_commands_processed from INFO stats' text. */
 export function redisCommandsOf(infoStats: string): number {
   const match = /^total_commands_processed:(\d+)/m.exec(infoStats);
@@ -221,7 +219,7 @@ export function redisScriptsOf(commandStats: string): number {
   return calls;
 }
 
-async function readCounters(pool: Pool, redis: Redis): Promise<Counters> {
+async function readCounters(pool: Pool, redis: Redis): Promise<RoundTrips> {
   const [rows] = await pool.query<RowDataPacket[]>(READ_STATEMENT_COUNTERS);
   const value = (name: string) => Number(rows.find((row) => row.Variable_name === name)?.Value ?? Number.NaN);
   return {
@@ -238,8 +236,8 @@ async function readCounters(pool: Pool, redis: Redis): Promise<Counters> {
  * and the second reading's statement; the second reading's two INFO commands), taken off.
  */
 export function roundTripsPerExport(
-  before: Counters,
-  after: Counters,
+  before: RoundTrips,
+  after: RoundTrips,
   exports: number,
   own: { statements: number; redisCommands: number },
 ): RoundTrips {
@@ -297,39 +295,50 @@ async function clientTotals(pool: Pool, dueAt: readonly [string, number][]): Pro
 /** The server's clock now, as text with microseconds (compared with created_at as the server's own time). */
 const READ_NOW = 'SELECT CAST(NOW(6) AS CHAR) AS now';
 
-/** The pipeline's processes, started and ready; `launched` in the order they started, with their roles. */
-export async function startPipeline(
+/** A process of the pipeline with its role, as launched (the profiling run stops them gracefully). */
+export interface LaunchedProcess {
+  role: PipelineRole;
+  proc: LabProcess;
+}
+
+/** The pipeline's processes, started and ready, in the order they started. */
+async function startPipeline(
   res: Resources,
   configuration: Configuration,
   env: NodeJS.ProcessEnv,
-  /** Node's flags for one kind of process only (the profiling run's). @defaultValue none */
-  nodeArgsFor: (role: PipelineRole) => string[] = () => [],
-): Promise<{ url: string; processes: Roled[]; launched: { role: PipelineRole; proc: LabProcess }[] }> {
+  nodeArgsFor: (role: PipelineRole) => string[],
+): Promise<{ url: string; launched: LaunchedProcess[] }> {
   const port = await freePort();
-  const launched: { role: PipelineRole; proc: LabProcess }[] = [];
-  const start = async (role: PipelineRole, more: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Roled> => {
+  const start = async (
+    role: PipelineRole,
+    more: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<LaunchedProcess> => {
     const { script: path, ready } = PIPELINE_PROCESSES[role];
-    const proc: LabProcess = await launchProcess(path, {
+    const proc = await launchProcess(path, {
       ready,
       resources: res,
       args: more.args,
       env: { ...env, ...more.env },
       nodeArgs: nodeArgsFor(role),
     });
-    launched.push({ role, proc });
-    return { role, pid: proc.pid };
+    return { role, proc };
   };
-  const starts: Promise<Roled>[] = [start('api', { env: { PORT: String(port) } }), start('scanner')];
+  const starts = [start('api', { env: { PORT: String(port) } }), start('scanner')];
   for (let i = 0; i < configuration.publishers; i += 1) starts.push(start('publisher'));
   for (let i = 0; i < configuration.workers; i += 1) starts.push(start('worker', { args: ['fast'] }));
   if (configuration.mix === 'mixed') starts.push(start('worker', { args: ['bulk'] }));
-  const processes = await Promise.all(starts);
+  return { url: `http://127.0.0.1:${port}`, launched: await Promise.all(starts) };
+}
+
+/** Every process whose CPU a run counts: the pipeline's, and MariaDB and Redis when they run here. */
+function measuredProcesses(launched: readonly LaunchedProcess[]): Roled[] {
+  const processes: Roled[] = launched.map(({ role, proc }) => ({ role, pid: proc.pid }));
   for (const [role, pid] of [
     ['mariadb', nativeMysqlPid()],
     ['redis', nativeRedisPid()],
   ] as const)
     if (pid !== undefined) processes.push({ role, pid });
-  return { url: `http://127.0.0.1:${port}`, processes, launched };
+  return processes;
 }
 
 /** How a run loads the API: closed loop from a number of clients, or open loop at a rate. */
@@ -389,7 +398,7 @@ async function stagesSince(pool: Pool, from: string) {
  * A scratch BullMQ prefix and artifacts folder (dropped with `res`), and the settings every
  * process of a run gets: those, the scratch database, concurrency 2, quiet phase logs, no faults.
  */
-export async function scratchPipeline(res: Resources, database: string): Promise<Record<string, string>> {
+async function scratchPipeline(res: Resources, database: string): Promise<Record<string, string>> {
   const prefix = scratchQueuePrefix(res, 'tasks-lab16-bench');
   const artifactsDir = await mkdtemp(join(tmpdir(), 'tasks-lab16-bench-'));
   res.defer(() => rm(artifactsDir, { recursive: true, force: true }));
@@ -402,6 +411,40 @@ export async function scratchPipeline(res: Resources, database: string): Promise
     LOG_LEVEL: 'warn',
     LAB_FAULTS: '',
   };
+}
+
+/** A pipeline started, warmed up and drained: what a run measures (or profiles). */
+export interface WarmPipeline {
+  pool: Pool;
+  url: string;
+  launched: LaunchedProcess[];
+  res: Resources;
+}
+
+/**
+ * One run's pipeline: a scratch database (seeded), prefix and artifacts folder, every process
+ * ready, `warmupSeconds` of the run's load and a drain; then `use` runs in the same scope, and
+ * everything is stopped and dropped after it.
+ */
+export async function withWarmPipeline<T>(
+  configuration: Configuration,
+  options: {
+    warmupSeconds: number;
+    shape: LoadShape;
+    env?: Record<string, string>;
+    nodeArgsFor?: (role: PipelineRole) => string[];
+  },
+  use: (pipeline: WarmPipeline) => Promise<T>,
+): Promise<T> {
+  return withResources(undefined, async (res) => {
+    const db = res.add(await freshDatabase('bench'), (d) => d.drop());
+    await seedProducts(db.pool, BENCH_PRODUCTS);
+    const env = { ...(await scratchPipeline(res, db.name)), ...options.env };
+    const { url, launched } = await startPipeline(res, configuration, env, options.nodeArgsFor ?? (() => []));
+    await runLoad(url, options.warmupSeconds, options.shape, configuration);
+    await drain(db.pool);
+    return use({ pool: db.pool, url, launched, res });
+  });
 }
 
 export interface RunOptions {
@@ -422,42 +465,38 @@ export interface RunOptions {
  */
 export async function runPipelineOnce(configuration: Configuration, options: RunOptions): Promise<PipelineRun> {
   const shape = options.shape ?? { clients: CLIENTS };
-  return withResources(undefined, async (res) => {
-    const db = res.add(await freshDatabase('bench'), (d) => d.drop());
-    await seedProducts(db.pool, BENCH_PRODUCTS);
+  const warm = { warmupSeconds: options.warmupSeconds ?? 3, shape, env: options.env };
+  return withWarmPipeline(configuration, warm, async ({ pool, url, launched, res }) => {
+    const processes = measuredProcesses(launched);
     const redis = res.add(new Redis(brokerConnection({ lazyConnect: false })), (r) => r.quit().then(() => undefined));
-    const env = { ...(await scratchPipeline(res, db.name)), ...options.env };
-    const { url, processes } = await startPipeline(res, configuration, env);
-    await runLoad(url, options.warmupSeconds ?? 3, shape, configuration);
-    await drain(db.pool);
-
-    const [[now]] = (await db.pool.query<RowDataPacket[]>(READ_NOW)) as unknown as [[RowDataPacket]];
+    const [[now]] = (await pool.query<RowDataPacket[]>(READ_NOW)) as unknown as [[RowDataPacket]];
     const from = String(now.now);
     const cpuBefore = cpuByRole(processes);
-    const countersBefore = await readCounters(db.pool, redis);
+    const countersBefore = await readCounters(pool, redis);
     const { dueAt, ...load } = await runLoad(url, options.seconds, shape, configuration);
-    const polls = await drain(db.pool);
+    const polls = await drain(pool);
     const cpuAfter = cpuByRole(processes);
-    const countersAfter = await readCounters(db.pool, redis);
-    const stages = await stagesSince(db.pool, from);
+    const countersAfter = await readCounters(pool, redis);
+    const stages = await stagesSince(pool, from);
     const loadCpuMs = load.cpuCores * options.seconds * 1000;
     return {
       configuration,
       ...(options.forms ? { forms: options.forms } : {}),
       load,
-      notFinished: await countActiveJobs(db.pool),
+      notFinished: await countActiveJobs(pool),
       ...stages,
       cpuMsPerExport: Object.fromEntries(
         [...cpuAfter.entries(), ['load', loadCpuMs] as const].map(([role, ms]) => [
           role,
-          (role === 'load' ? ms : ms - (cpuBefore.get(role) ?? 0)) / Math.max(1, stages.succeeded),
+          // The load generator's CPU is its own report (cpuBefore has no such role).
+          (ms - (cpuBefore.get(role) ?? 0)) / Math.max(1, stages.succeeded),
         ]),
       ),
       perExport: roundTripsPerExport(countersBefore, countersAfter, stages.succeeded, {
         statements: polls + 1,
         redisCommands: 2,
       }),
-      ...(dueAt ? { clientTotalMs: await clientTotals(db.pool, dueAt) } : {}),
+      ...(dueAt ? { clientTotalMs: await clientTotals(pool, dueAt) } : {}),
     };
   });
 }

@@ -18,19 +18,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureInfra } from '@tasks-lab/infra';
-import { runMain, withResources } from '@tasks-lab/lab-kit';
-import { seedProducts } from '@tasks-lab/11-mysql-leases';
-import { freshDatabase } from '@tasks-lab/16-observability';
+import { runMain } from '@tasks-lab/lab-kit';
+import { CLIENTS, type Configuration, drain, runLoad, withWarmPipeline } from './bench-pipeline.ts';
 import {
-  BENCH_PRODUCTS,
-  CLIENTS,
-  type Configuration,
-  drain,
-  runLoad,
-  scratchPipeline,
-  startPipeline,
-} from './bench-pipeline.ts';
-import { type CpuProfile, flameTree, foldStacks, renderFlameGraph, type SampleWindow } from './flame-graph.ts';
+  type CpuProfile,
+  flameTree,
+  foldStacks,
+  hottestFrames,
+  renderFlameGraph,
+  type SampleWindow,
+} from './flame-graph.ts';
 import type { PipelineRole } from './pipeline-processes.ts';
 
 const DOCS_CHARTS = fileURLToPath(new URL('../../docs/benchmarks', import.meta.url));
@@ -58,21 +55,6 @@ export interface ProfileResult {
   seconds: number;
   accepted: number;
   roles: RoleProfile[];
-}
-
-/** The frames with the most samples of their own (their callees not counted), largest first. */
-export function hottestFrames(folded: ReadonlyMap<string, number>, top: number): { frame: string; share: number }[] {
-  const self = new Map<string, number>();
-  let total = 0;
-  for (const [stack, samples] of folded) {
-    const frame = stack.slice(stack.lastIndexOf(';') + 1);
-    self.set(frame, (self.get(frame) ?? 0) + samples);
-    total += samples;
-  }
-  return [...self.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([frame, samples]) => ({ frame, share: samples / Math.max(1, total) }));
 }
 
 /** A role's flame graph, drawn from its folded stacks. */
@@ -103,26 +85,24 @@ export async function runProfileBench(options: {
   const profiles = await mkdtemp(join(tmpdir(), 'tasks-lab-profiles-'));
   let window: SampleWindow | undefined;
   try {
-    const accepted = await withResources(undefined, async (res) => {
-      const db = res.add(await freshDatabase('bench'), (d) => d.drop());
-      await seedProducts(db.pool, BENCH_PRODUCTS);
-      const env = await scratchPipeline(res, db.name);
-      const profiled = new Set<string>(PROFILED_ROLES);
-      const { url, launched } = await startPipeline(res, options.configuration, env, (role) =>
-        profiled.has(role) ? ['--cpu-prof', `--cpu-prof-dir=${join(profiles, role)}`] : [],
-      );
-      const shape = { clients: CLIENTS };
-      await runLoad(url, options.warmupSeconds, shape, options.configuration);
-      await drain(db.pool);
-      // The graphs show the measured load only: V8 stamps its samples with this clock.
-      const fromMicros = Number(process.hrtime.bigint() / 1000n);
-      const load = await runLoad(url, options.seconds, shape, options.configuration);
-      await drain(db.pool);
-      window = { fromMicros, toMicros: Number(process.hrtime.bigint() / 1000n) };
-      // A graceful stop: V8 writes the profile as the process exits (not when it is killed).
-      await Promise.all(launched.map(({ proc }) => proc.stop()));
-      return load.accepted;
-    });
+    const profiled = new Set<string>(PROFILED_ROLES);
+    const shape = { clients: CLIENTS };
+    const nodeArgsFor = (role: string) =>
+      profiled.has(role) ? ['--cpu-prof', `--cpu-prof-dir=${join(profiles, role)}`] : [];
+    const accepted = await withWarmPipeline(
+      options.configuration,
+      { warmupSeconds: options.warmupSeconds, shape, nodeArgsFor },
+      async ({ pool, url, launched }) => {
+        // The graphs show the measured load only: V8 stamps its samples with this clock.
+        const fromMicros = Number(process.hrtime.bigint() / 1000n);
+        const load = await runLoad(url, options.seconds, shape, options.configuration);
+        await drain(pool);
+        window = { fromMicros, toMicros: Number(process.hrtime.bigint() / 1000n) };
+        // A graceful stop: V8 writes the profile as the process exits (not when it is killed).
+        await Promise.all(launched.map(({ proc }) => proc.stop()));
+        return load.accepted;
+      },
+    );
     await mkdir(RESULTS_DIR, { recursive: true });
     const roles: RoleProfile[] = [];
     for (const role of PROFILED_ROLES) {

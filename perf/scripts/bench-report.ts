@@ -180,45 +180,43 @@ export function pipelineCpuMs(row: Pick<PipelineMedian, 'cpuMs'>): number {
 
 /** The medians of some runs of one configuration. */
 export function medianOf(configuration: Configuration, mine: readonly PipelineRun[]): PipelineMedian {
-  {
-    const m = (pick: (r: PipelineRun) => number) => median(mine.map(pick));
-    const counted = mine.filter((r) => r.perExport);
-    const t = (pick: (r: RoundTrips) => number) => median(counted.map((r) => pick(r.perExport!)));
-    return {
-      configuration,
-      exportsPerSecond: m((r) => r.exportsPerSecond),
-      totalP50: m((r) => r.totalMs.p50),
-      totalP99: m((r) => r.totalMs.p99),
-      totalHdr: {
-        p50: m((r) => r.totalMs.p50),
-        p90: m((r) => r.totalMs.p90 ?? Number.NaN),
-        p99: m((r) => r.totalMs.p99),
-        p999: m((r) => r.totalMs.p999 ?? Number.NaN),
-        max: m((r) => r.totalMs.max ?? Number.NaN),
-      },
-      dispatchP50: m((r) => r.dispatchMs.p50),
-      claimP50: m((r) => r.claimMs.p50),
-      workP50: m((r) => r.workMs.p50),
-      dispatchP99: m((r) => r.dispatchMs.p99),
-      claimP99: m((r) => r.claimMs.p99),
-      workP99: m((r) => r.workMs.p99),
-      lostWakeUps: mine.reduce((n, r) => n + r.jobsWithRecoveryEvent, 0),
-      notFinished: mine.reduce((n, r) => n + r.notFinished, 0),
-      loadCpu: m((r) => r.load.cpuCores),
-      cpuMs: Object.fromEntries(CPU_ROLES.map((role) => [role, m((r) => r.cpuMsPerExport?.[role] ?? 0)])),
-      trips:
-        counted.length === 0
-          ? undefined
-          : {
-              statements: t((r) => r.statements),
-              transactions: t((r) => r.transactions),
-              rollbacks: t((r) => r.rollbacks),
-              redisCommands: t((r) => r.redisCommands),
-              redisScripts: t((r) => r.redisScripts ?? Number.NaN),
-            },
-      runs: mine.length,
-    };
-  }
+  const m = (pick: (r: PipelineRun) => number) => median(mine.map(pick));
+  const counted = mine.filter((r) => r.perExport);
+  const t = (pick: (r: RoundTrips) => number) => median(counted.map((r) => pick(r.perExport!)));
+  return {
+    configuration,
+    exportsPerSecond: m((r) => r.exportsPerSecond),
+    totalP50: m((r) => r.totalMs.p50),
+    totalP99: m((r) => r.totalMs.p99),
+    totalHdr: {
+      p50: m((r) => r.totalMs.p50),
+      p90: m((r) => r.totalMs.p90 ?? Number.NaN),
+      p99: m((r) => r.totalMs.p99),
+      p999: m((r) => r.totalMs.p999 ?? Number.NaN),
+      max: m((r) => r.totalMs.max ?? Number.NaN),
+    },
+    dispatchP50: m((r) => r.dispatchMs.p50),
+    claimP50: m((r) => r.claimMs.p50),
+    workP50: m((r) => r.workMs.p50),
+    dispatchP99: m((r) => r.dispatchMs.p99),
+    claimP99: m((r) => r.claimMs.p99),
+    workP99: m((r) => r.workMs.p99),
+    lostWakeUps: mine.reduce((n, r) => n + r.jobsWithRecoveryEvent, 0),
+    notFinished: mine.reduce((n, r) => n + r.notFinished, 0),
+    loadCpu: m((r) => r.load.cpuCores),
+    cpuMs: Object.fromEntries(CPU_ROLES.map((role) => [role, m((r) => r.cpuMsPerExport?.[role] ?? 0)])),
+    trips:
+      counted.length === 0
+        ? undefined
+        : {
+            statements: t((r) => r.statements),
+            transactions: t((r) => r.transactions),
+            rollbacks: t((r) => r.rollbacks),
+            redisCommands: t((r) => r.redisCommands),
+            redisScripts: t((r) => r.redisScripts ?? Number.NaN),
+          },
+    runs: mine.length,
+  };
 }
 
 const whole = (value: number) => (Number.isFinite(value) ? String(Math.round(value)) : '–');

@@ -118,6 +118,21 @@ export function flameTree(folded: ReadonlyMap<string, number>, rootName: string)
   return root;
 }
 
+/** The frames with the most samples of their own (their callees not counted), largest first. */
+export function hottestFrames(folded: ReadonlyMap<string, number>, top: number): { frame: string; share: number }[] {
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const [stack, samples] of folded) {
+    const frame = stack.slice(stack.lastIndexOf(';') + 1);
+    self.set(frame, (self.get(frame) ?? 0) + samples);
+    total += samples;
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([frame, samples]) => ({ frame, share: samples / Math.max(1, total) }));
+}
+
 const WIDTH = 1200;
 const FRAME_HEIGHT = 16;
 const MARGIN = 10;

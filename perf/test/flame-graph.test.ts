@@ -1,9 +1,14 @@
-// The flame graphs of `pnpm bench:profile` (scripts/flame-graph.ts and bench-profile.ts's
-// hottest frames): from V8's .cpuprofile to folded stacks to one SVG. Pure: the profiles are
-// built here in V8's shape.
+// The flame graphs of `pnpm bench:profile` (scripts/flame-graph.ts): from V8's .cpuprofile to
+// folded stacks to one SVG. Pure: the profiles are built here in V8's shape.
 import { describe, expect, it } from 'vitest';
-import { hottestFrames } from '../scripts/bench-profile.ts';
-import { type CpuProfile, flameTree, foldStacks, frameLabel, renderFlameGraph } from '../scripts/flame-graph.ts';
+import {
+  type CpuProfile,
+  flameTree,
+  foldStacks,
+  frameLabel,
+  hottestFrames,
+  renderFlameGraph,
+} from '../scripts/flame-graph.ts';
 
 const frame = (functionName: string, url = '', lineNumber = 0) => ({ functionName, url, lineNumber });
 
