@@ -110,6 +110,7 @@ export const FORM_CHANGES = [
   { name: 'finish in a transaction', env: { FINISH_FORM: 'transaction' } },
   { name: 'three-step claim', env: { CLAIM_FORM: 'three-step' } },
   { name: 'confirmation per event', env: { OUTBOX_CONFIRM_FORM: 'per-event' } },
+  { name: 'no admission groups', env: { ADMISSION_GROUP_MAX: '1' } },
 ] as const;
 
 export const DEFAULT_FORMS = 'the defaults';

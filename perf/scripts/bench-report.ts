@@ -4,6 +4,7 @@
 // browser or on GitHub without a chart library.
 import { escapeXml, median } from '@tasks-lab/lab-kit';
 import type { GateBenchResult } from './bench-gate.ts';
+import { formatLatency } from './bench-stats.ts';
 import {
   BOUND_LAB_LABELS,
   BOUND_LABS,
@@ -294,13 +295,16 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
   const gate = results.gate;
   if (gate) {
     charts['admission-gate.svg'] = renderBarChart({
-      title: 'Admission: one hot row against the two gates',
+      title: 'Admission: one hot row against the gates',
       unit: 'transactions or admissions per second (median of the runs)',
       categories: gate.medians.map((m) => `${m.concurrency} submitters`),
       series: [
         { name: 'hot row', values: gate.medians.map((m) => m.perSecond['hot-row']) },
         { name: "course's gate", values: gate.medians.map((m) => m.perSecond.course) },
         { name: 'counter gate', values: gate.medians.map((m) => m.perSecond.counter) },
+        ...(gate.medians.some((m) => Number.isFinite(m.perSecond.grouped))
+          ? [{ name: 'in groups', values: gate.medians.map((m) => m.perSecond.grouped) }]
+          : []),
       ],
     });
   }
@@ -349,13 +353,16 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
       ? block([
           `In this run: the median of ${gate.settings.runs} runs of ${gate.settings.seconds} s.`,
           '',
-          "| submitters | hot row (tx/s) | course's gate (/s, ratio) | counter gate (/s, ratio) |",
-          '|---:|---:|---:|---:|',
+          "| submitters | hot row (tx/s) | course's gate (/s, ratio) | counter gate (/s, ratio) | in groups (/s, ratio) | per group | p50 / p99 ms alone | p50 / p99 ms in groups |",
+          '|---:|---:|---:|---:|---:|---:|---:|---:|',
           ...gate.medians.map((m) => {
             const hot = m.perSecond['hot-row'];
-            const ratio = (v: number) => (hot > 0 ? `${(v / hot).toFixed(2)}×` : '–');
-            return `| ${m.concurrency} | ${whole(hot)} | ${whole(m.perSecond.course)} (${ratio(m.perSecond.course)}) | ${whole(m.perSecond.counter)} (${ratio(m.perSecond.counter)}) |`;
+            const ratio = (v: number) => (hot > 0 && Number.isFinite(v) ? `${(v / hot).toFixed(2)}×` : '–');
+            const rateCell = (v: number) => `${whole(v)} (${ratio(v)})`;
+            return `| ${m.concurrency} | ${whole(hot)} | ${rateCell(m.perSecond.course)} | ${rateCell(m.perSecond.counter)} | ${rateCell(m.perSecond.grouped)} | ${fixed(m.groupSize ?? Number.NaN, 1)} | ${formatLatency(m.latencyMs?.counter)} | ${formatLatency(m.latencyMs?.grouped)} |`;
           }),
+          '',
+          'The latencies are one admission from the call to its answer: in groups, the wait for the group ahead of it included.',
           '',
           '![admission gate](benchmarks/admission-gate.svg)',
         ])
@@ -726,10 +733,14 @@ function renderTargets(
   const best = bestAllFast(rows);
   const lost = rows.reduce((n, r) => n + r.lostWakeUps, 0);
   const at80 = openLoop?.length ? openLoopMedians(openLoop).at(-1) : undefined;
+  // The lab's default admits in groups; a run saved before the grouped gate existed has the counter gate only.
+  const admitted = (m: GateBenchResult['medians'][number]) =>
+    Number.isFinite(m.perSecond.grouped) ? m.perSecond.grouped : m.perSecond.counter;
+  const gateDesign = gate?.medians.some((m) => Number.isFinite(m.perSecond.grouped))
+    ? 'grouped counter gate'
+    : 'counter gate';
   const gateRatio = gate
-    ? Math.max(
-        ...gate.medians.filter((m) => m.concurrency >= 4).map((m) => m.perSecond.counter / m.perSecond['hot-row']),
-      )
+    ? Math.max(...gate.medians.filter((m) => m.concurrency >= 4).map((m) => admitted(m) / m.perSecond['hot-row']))
     : Number.NaN;
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   const bestCpu = best ? pipelineCpuMs(best) : Number.NaN;
@@ -748,7 +759,7 @@ function renderTargets(
     tx && best
       ? `| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over the course's five transactions) | ${whole(best.exportsPerSecond)} of ${whole(tx.boundPerSecond)} exports/s: ${Math.round((best.exportsPerSecond / tx.boundPerSecond) * 100)} % | ${verdict(best.exportsPerSecond >= 0.6 * tx.boundPerSecond)} |`
       : "| ≥ 60 % of the database bound (1 / Σ 1/rᵢ over the course's five transactions) | not measured in this run | – |",
-    `| admissions ≥ 80 % of the hot-row rate | ${Number.isFinite(gateRatio) ? `${Math.round(gateRatio * 100)} % (counter gate, best of 4+ submitters)` : 'not measured in this run'} | ${Number.isFinite(gateRatio) ? verdict(gateRatio >= 0.8) : '–'} |`,
+    `| admissions ≥ 80 % of the hot-row rate | ${Number.isFinite(gateRatio) ? `${Math.round(gateRatio * 100)} % (${gateDesign}, best of 4+ submitters)` : 'not measured in this run'} | ${Number.isFinite(gateRatio) ? verdict(gateRatio >= 0.8) : '–'} |`,
     ...recoveryTargets(recovery, verdict),
     '',
   ];

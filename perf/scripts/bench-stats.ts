@@ -6,13 +6,17 @@ import { parseArgs } from 'node:util';
 import { median, plural } from '@tasks-lab/lab-kit';
 
 /** What is measured, in the order each concurrency runs them. */
-export const BENCH_DESIGNS = ['hot-row', 'course', 'counter'] as const;
+export const BENCH_DESIGNS = ['hot-row', 'course', 'counter', 'grouped'] as const;
 export type BenchDesign = (typeof BENCH_DESIGNS)[number];
+/** The designs that admit jobs (the hot row only locks and adds). */
+export const GATE_DESIGNS = ['course', 'counter', 'grouped'] as const;
+export type GateDesignName = (typeof GATE_DESIGNS)[number];
 
 export const DESIGN_LABELS: Readonly<Record<BenchDesign, string>> = {
   'hot-row': 'hot row',
   course: 'course gate',
   counter: 'counter gate',
+  grouped: 'grouped counter gate',
 };
 
 /** The settings of one benchmark run (every one has a command-line option). */
@@ -58,12 +62,23 @@ export interface RunRecord {
   busy: number;
   /** Lock-wait timeouts or deadlocks that admitExport retried. */
   retries: number;
+  /**
+   * How long one admission took from the call to its answer, ms (the gates; for the grouped gate this
+   * includes the wait for the group ahead of it): the run's p50 and p99. Absent in files from before.
+   */
+  latencyMs?: { p50: number; p99: number };
+  /** The grouped gate: admissions per committed transaction, on average (absent for the others). */
+  groupSize?: number;
 }
 
 /** One line of the table: the medians at one concurrency. */
 export interface MedianRow {
   concurrency: number;
   perSecond: Record<BenchDesign, number>;
+  /** The medians of the runs' p50 and p99 admission latencies (NaN where not measured). */
+  latencyMs?: Record<GateDesignName, { p50: number; p99: number }>;
+  /** The grouped gate's median admissions per transaction. */
+  groupSize?: number;
 }
 
 export interface MachineInfo {
@@ -125,11 +140,17 @@ export function progressLine(
 /** The median rate of each design at each concurrency, in the order `concurrency` lists them. */
 export function summarize(runs: readonly RunRecord[], concurrency: readonly number[]): MedianRow[] {
   return concurrency.map((clients) => {
-    const of = (design: BenchDesign) =>
-      median(runs.filter((r) => r.design === design && r.concurrency === clients).map((r) => r.perSecond));
+    const mine = (design: BenchDesign) => runs.filter((r) => r.design === design && r.concurrency === clients);
+    const of = (design: BenchDesign) => median(mine(design).map((r) => r.perSecond));
+    const latencyOf = (design: GateDesignName) => ({
+      p50: median(mine(design).flatMap((r) => (r.latencyMs ? [r.latencyMs.p50] : []))),
+      p99: median(mine(design).flatMap((r) => (r.latencyMs ? [r.latencyMs.p99] : []))),
+    });
     return {
       concurrency: clients,
-      perSecond: { 'hot-row': of('hot-row'), course: of('course'), counter: of('counter') },
+      perSecond: { 'hot-row': of('hot-row'), course: of('course'), counter: of('counter'), grouped: of('grouped') },
+      latencyMs: { course: latencyOf('course'), counter: latencyOf('counter'), grouped: latencyOf('grouped') },
+      groupSize: median(mine('grouped').flatMap((r) => (r.groupSize === undefined ? [] : [r.groupSize]))),
     };
   });
 }
@@ -139,8 +160,19 @@ export const TABLE_HEADER = [
   'hot row tx/s',
   'course gate /s (ratio)',
   'counter gate /s (ratio)',
+  'grouped gate /s (ratio)',
   'counter ÷ course',
+  'grouped ÷ counter',
+  'per group',
+  'counter p50 / p99 ms',
+  'grouped p50 / p99 ms',
 ] as const;
+
+/** "1.2 / 3.4" (ms); "–" where not measured. */
+export function formatLatency(latency: { p50: number; p99: number } | undefined): string {
+  const ms = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? v.toFixed(1) : '–');
+  return `${ms(latency?.p50)} / ${ms(latency?.p99)}`;
+}
 
 /**
  * The medians as a Markdown table (it pastes into the lesson as it is). Each gate's ratio
@@ -148,13 +180,18 @@ export const TABLE_HEADER = [
  */
 export function formatTable(rows: readonly MedianRow[]): string {
   const cells = rows.map((row) => {
-    const { 'hot-row': hot, course, counter } = row.perSecond;
+    const { 'hot-row': hot, course, counter, grouped } = row.perSecond;
     return [
       String(row.concurrency),
       formatRate(hot),
       `${formatRate(course)} (${formatRatio(course, hot)})`,
       `${formatRate(counter)} (${formatRatio(counter, hot)})`,
+      `${formatRate(grouped)} (${formatRatio(grouped, hot)})`,
       formatRatio(counter, course),
+      formatRatio(grouped, counter),
+      row.groupSize !== undefined && Number.isFinite(row.groupSize) ? row.groupSize.toFixed(1) : '–',
+      formatLatency(row.latencyMs?.counter),
+      formatLatency(row.latencyMs?.grouped),
     ];
   });
   const widths = TABLE_HEADER.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)));

@@ -134,6 +134,41 @@ describe('benchmark figures and page', () => {
     );
   });
 
+  it('When the gate benchmark ran with the grouped gate, Then its table has the grouped rate, group size and latencies, and the hot-row target is judged on the grouped gate [test:bench-gate-grouped-page]', () => {
+    const row = (concurrency: number, hot: number, course: number, counter: number, grouped: number) => ({
+      concurrency,
+      perSecond: { 'hot-row': hot, course, counter, grouped },
+      latencyMs: {
+        course: { p50: 5, p99: 9 },
+        counter: { p50: 2, p99: 4 },
+        grouped: { p50: 3, p99: 6 },
+      },
+      groupSize: 8,
+    });
+    const gate = {
+      settings: { runs: 3, seconds: 1.5 },
+      medians: [row(1, 1000, 400, 500, 500), row(16, 2000, 600, 1200, 2400)],
+    } as unknown as NonNullable<BenchResults['gate']>;
+    const page = renderBenchmarks({ ...results, gate });
+    expect(page.blocks.gate).toContain(
+      '| 16 | 2000 | 600 (0.30×) | 1200 (0.60×) | 2400 (1.20×) | 8.0 | 2.0 / 4.0 | 3.0 / 6.0 |',
+    );
+    expect(textOf(page)).toMatch(
+      /admissions ≥ 80 % of the hot-row rate \| 120 % \(grouped counter gate, best of 4\+ submitters\) \| met \|/,
+    );
+    expect(page.charts['admission-gate.svg']).toContain('in groups');
+    // A run saved before the grouped gate: judged on the counter gate, and its cells say "–".
+    const older = {
+      ...gate,
+      medians: gate.medians.map(({ perSecond: { grouped: _gone, ...rest }, ...m }) => ({ ...m, perSecond: rest })),
+    };
+    const old = renderBenchmarks({ ...results, gate: older as unknown as NonNullable<BenchResults['gate']> });
+    expect(textOf(old)).toMatch(
+      /admissions ≥ 80 % of the hot-row rate \| 60 % \(counter gate, best of 4\+ submitters\) \| \*\*not met\*\* \|/,
+    );
+    expect(old.blocks.gate).toContain('| 1200 (0.60×) | – (–) |');
+  });
+
   it('When the open loop ran, Then each offered rate has its HDR percentiles, and the 80 % target is judged on the higher rate [test:bench-open-loop-page]', () => {
     const page = renderBenchmarks({ ...results, openLoop: [openRun(105, 200), openRun(168, 450), openRun(168, 650)] });
     expect(page.blocks['pipeline-open']).toContain('On 2 workers, 1 publisher, whose capacity above was 210 exports/s');

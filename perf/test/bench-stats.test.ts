@@ -34,47 +34,76 @@ describe('formatRatio', () => {
   });
 });
 
-function record(design: RunRecord['design'], concurrency: number, run: number, perSecond: number): RunRecord {
-  return { design, concurrency, run, committed: perSecond, ms: 1000, perSecond, rounds: 1, busy: 0, retries: 0 };
+function record(
+  design: RunRecord['design'],
+  concurrency: number,
+  run: number,
+  perSecond: number,
+  extra: Partial<RunRecord> = {},
+): RunRecord {
+  return {
+    design,
+    concurrency,
+    run,
+    committed: perSecond,
+    ms: 1000,
+    perSecond,
+    rounds: 1,
+    busy: 0,
+    retries: 0,
+    ...extra,
+  };
 }
 
 describe('the table', () => {
+  const ms = (p50: number, p99: number) => ({ latencyMs: { p50, p99 } });
   const runs: RunRecord[] = [
     record('hot-row', 1, 1, 1000),
     record('hot-row', 1, 2, 1200),
     record('hot-row', 1, 3, 900),
-    record('course', 1, 1, 300),
-    record('course', 1, 2, 250),
-    record('course', 1, 3, 310),
-    record('counter', 1, 1, 600),
-    record('counter', 1, 2, 650),
-    record('counter', 1, 3, 590),
+    record('course', 1, 1, 300, ms(3, 6)),
+    record('course', 1, 2, 250, ms(4, 8)),
+    record('course', 1, 3, 310, ms(3, 7)),
+    record('counter', 1, 1, 600, ms(1.5, 3)),
+    record('counter', 1, 2, 650, ms(1.4, 2.5)),
+    record('counter', 1, 3, 590, ms(1.6, 3.5)),
+    record('grouped', 1, 1, 610, { ...ms(1.5, 3), groupSize: 1 }),
     record('hot-row', 32, 1, 2000),
-    record('course', 32, 1, 500),
-    record('counter', 32, 1, 1500),
+    record('course', 32, 1, 500, ms(60, 90)),
+    record('counter', 32, 1, 1500, ms(20, 40)),
+    record('grouped', 32, 1, 3000, { ...ms(10, 18), groupSize: 12.5 }),
   ];
 
-  it('When runs are summarized, Then each design gets its median at each concurrency, in the order asked', () => {
-    expect(summarize(runs, [32, 1])).toEqual([
-      { concurrency: 32, perSecond: { 'hot-row': 2000, course: 500, counter: 1500 } },
-      { concurrency: 1, perSecond: { 'hot-row': 1000, course: 300, counter: 600 } },
-    ]);
+  it('When runs are summarized, Then each design gets its median rate and latencies at each concurrency, in the order asked', () => {
+    const [at32, at1] = summarize(runs, [32, 1]);
+    expect(at32).toEqual({
+      concurrency: 32,
+      perSecond: { 'hot-row': 2000, course: 500, counter: 1500, grouped: 3000 },
+      latencyMs: { course: { p50: 60, p99: 90 }, counter: { p50: 20, p99: 40 }, grouped: { p50: 10, p99: 18 } },
+      groupSize: 12.5,
+    });
+    expect(at1).toMatchObject({
+      concurrency: 1,
+      perSecond: { 'hot-row': 1000, course: 300, counter: 600, grouped: 610 },
+      latencyMs: { course: { p50: 3, p99: 7 }, counter: { p50: 1.5, p99: 3 } },
+      groupSize: 1,
+    });
   });
 
-  it('When the medians are formatted, Then the table is this Markdown, ratios to the hot row', () => {
+  it('When the medians are formatted, Then the table is this Markdown, ratios to the hot row, the grouped gate against the counter gate, latencies in ms', () => {
     expect(formatTable(summarize(runs, [1, 32]))).toBe(
       [
-        '| concurrency | hot row tx/s | course gate /s (ratio) | counter gate /s (ratio) | counter ÷ course |',
-        '|------------:|-------------:|-----------------------:|------------------------:|-----------------:|',
-        '|           1 |         1000 |            300 (0.30×) |             600 (0.60×) |            2.00× |',
-        '|          32 |         2000 |            500 (0.25×) |            1500 (0.75×) |            3.00× |',
+        '| concurrency | hot row tx/s | course gate /s (ratio) | counter gate /s (ratio) | grouped gate /s (ratio) | counter ÷ course | grouped ÷ counter | per group | counter p50 / p99 ms | grouped p50 / p99 ms |',
+        '|------------:|-------------:|-----------------------:|------------------------:|------------------------:|-----------------:|------------------:|----------:|---------------------:|---------------------:|',
+        '|           1 |         1000 |            300 (0.30×) |             600 (0.60×) |             610 (0.61×) |            2.00× |             1.02× |       1.0 |            1.5 / 3.0 |            1.5 / 3.0 |',
+        '|          32 |         2000 |            500 (0.25×) |            1500 (0.75×) |            3000 (1.50×) |            3.00× |             2.00× |      12.5 |          20.0 / 40.0 |          10.0 / 18.0 |',
       ].join('\n'),
     );
   });
 
   it('When a concurrency has no runs, Then its row shows "–" instead of a number', () => {
     expect(formatTable(summarize(runs, [4]))).toContain(
-      '|           4 |            – |                  – (–) |                   – (–) |                – |',
+      '|           4 |            – |                  – (–) |                   – (–) |                   – (–) |                – |                 – |         – |                – / – |                – / – |',
     );
   });
 

@@ -62,6 +62,7 @@ export {
   type Submission,
   checkSubmission,
   insertJobWith,
+  readSnapshot,
   type InsertJobSteps,
   earlierAfterDuplicateKey,
   requestDigest,

@@ -210,7 +210,7 @@ async function findByIdempotencyKey(db: Queryable, key: string, digest: string):
 }
 
 /** The products' current rows, in the order asked for; every missing id is named. */
-async function readSnapshot(db: Queryable, ids: readonly number[]): Promise<Snapshot[]> {
+export async function readSnapshot(db: Queryable, ids: readonly number[]): Promise<Snapshot[]> {
   const [rows] = await db.query<RowDataPacket[]>(READ_PRODUCTS, [ids]);
   const byId = new Map(rows.map((row) => [Number(row.id), toSnapshot(row)]));
   const missing = ids.filter((id) => !byId.has(id));

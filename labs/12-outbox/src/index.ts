@@ -60,6 +60,7 @@ export {
   type SubmitFaultPoint,
   type SubmitFaults,
   submitFaults,
+  defaultSubmitFaults,
   type SubmitWithEventResult,
   type SubmitWithEventOptions,
   type SubmitSteps,

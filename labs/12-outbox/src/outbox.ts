@@ -51,7 +51,7 @@ export const submitFaults = (env: NodeJS.ProcessEnv = process.env): SubmitFaults
 
 let processSubmitFaults: SubmitFaults | undefined;
 /** The process's own fault points, read from LAB_FAULTS once, on the first submission. */
-const defaultSubmitFaults = (): SubmitFaults => (processSubmitFaults ??= submitFaults());
+export const defaultSubmitFaults = (): SubmitFaults => (processSubmitFaults ??= submitFaults());
 
 /** Anything that runs a query: the pool, or a connection inside a transaction. */
 type Queryable = Pick<Pool | PoolConnection, 'query'>;

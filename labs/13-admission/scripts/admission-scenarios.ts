@@ -170,7 +170,7 @@ async function countJobAndEvents(db: Pool, jobId: string): Promise<{ jobs: numbe
 /** The reading an admission reported, without the job's details. */
 export type Reading = Pick<
   Admission,
-  'design' | 'activeBefore' | 'limit' | 'clientId' | 'clientActiveBefore' | 'attempts'
+  'design' | 'activeBefore' | 'limit' | 'clientId' | 'clientActiveBefore' | 'attempts' | 'group'
 >;
 const readingOf = (a: Admission): Reading => ({
   design: a.design,
@@ -179,6 +179,7 @@ const readingOf = (a: Admission): Reading => ({
   clientId: a.clientId,
   clientActiveBefore: a.clientActiveBefore,
   attempts: a.attempts,
+  group: a.group,
 });
 
 // ---------------------------------------------------------------------------------
@@ -202,11 +203,11 @@ const SAMPLE_EVERY_MS = 2;
 export interface AdmissionForm {
   design: GateDesign;
   earlyRefusal: 'on' | 'off';
+  /** ADMISSION_GROUP_MAX: 1, every admission alone; more, admissions that arrive together share a transaction. */
+  groupMax: number;
 }
 
-export interface BurstEvidence {
-  design: GateDesign;
-  earlyRefusal: 'on' | 'off';
+export interface BurstEvidence extends AdmissionForm {
   rules: AdmissionRules;
   answers: Answer[];
   /** What the gate read under its lock, one per admission (the app's onAdmission). */
@@ -261,11 +262,17 @@ function startSampler(observer: Pool): { stop: () => Promise<BurstEvidence['samp
 
 /** The burst in one form; the same evidence, and the same judges, for every form. */
 export function burst(ctx: AdmissionContext, form: AdmissionForm): (signal: AbortSignal) => Promise<BurstEvidence> {
-  const { design, earlyRefusal } = form;
+  const { design, earlyRefusal, groupMax } = form;
   return (signal) =>
     withResources(signal, async (res) => {
-      const { pool, observer } = await openExperiment(ctx, res, `burst${design}${earlyRefusal}`, BURST_CONNECTIONS);
-      const rules = rulesWith({ admissionLimit: BURST.limit, admissionGate: design, earlyRefusal });
+      const name = `burst${design}${earlyRefusal}${groupMax}`;
+      const { pool, observer } = await openExperiment(ctx, res, name, BURST_CONNECTIONS);
+      const rules = rulesWith({
+        admissionLimit: BURST.limit,
+        admissionGate: design,
+        earlyRefusal,
+        admissionGroupMax: groupMax,
+      });
       const api = await startApi(ctx, res, pool, rules);
       const sampler = startSampler(observer);
       res.defer(() => sampler.stop()); // stopped before the observer's pool ends, whatever happens
@@ -278,8 +285,7 @@ export function burst(ctx: AdmissionContext, form: AdmissionForm): (signal: Abor
       const eventsOf = new Map(jobs.map((row) => [String(row.id), Number(row.events)]));
       const accepted = answers.flatMap((a) => (a.jobId ? [a.jobId] : []));
       return {
-        design,
-        earlyRefusal,
+        ...form,
         rules,
         answers,
         readings: api.admissions.map(readingOf),

@@ -5,14 +5,17 @@ import { coverage } from '@tasks-lab/lab-kit';
 const BURST_EVERY_FORM = [
   'check:burst-admits-exactly-limit-count-gate',
   'check:burst-admits-exactly-limit-counter-gate',
+  'check:burst-admits-exactly-limit-counter-gate-grouped',
   'check:burst-admits-exactly-limit-counter-gate-early-refusal',
   'check:burst-gate-reads-under-lock-count-gate',
   'check:burst-gate-reads-under-lock-counter-gate',
+  'check:burst-gate-reads-under-lock-counter-gate-grouped',
   'check:burst-gate-reads-under-lock-counter-gate-early-refusal',
 ];
 const NOTHING_LEFT_EVERY_FORM = [
   'check:burst-refusals-leave-nothing-count-gate',
   'check:burst-refusals-leave-nothing-counter-gate',
+  'check:burst-refusals-leave-nothing-counter-gate-grouped',
   'check:burst-refusals-leave-nothing-counter-gate-early-refusal',
 ];
 
@@ -72,6 +75,8 @@ export const COVERAGE = coverage([
     item: 'The total admitted has a limit that can be verified',
     gradedBy: [
       ...BURST_EVERY_FORM,
+      'test:group-shares-transactions',
+      'test:group-overflow-refused',
       'test:exercise-concurrent-never-over-limit',
       'test:finish-one-statement-two-at-once',
       'test:finish-transaction-two-at-once',
@@ -91,6 +96,8 @@ export const COVERAGE = coverage([
       'check:full-service-refused-before-the-lock',
       'check:course-refusal-waits-for-the-lock',
       'test:full-service-503-no-row',
+      'test:group-overflow-refused',
+      'test:group-error-stays-its-own',
     ],
   },
   // Troubleshooting

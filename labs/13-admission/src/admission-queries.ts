@@ -147,3 +147,34 @@ export const COUNT_ORPHANS = `
   SELECT
     (SELECT COUNT(*) FROM export_jobs j WHERE NOT EXISTS (SELECT 1 FROM export_outbox o WHERE o.job_id = j.id)) AS jobs_without_event,
     (SELECT COUNT(*) FROM export_outbox o WHERE NOT EXISTS (SELECT 1 FROM export_jobs j WHERE j.id = o.job_id)) AS events_without_job`;
+
+// ---- group commit (src/admission-group.ts) --------------------------------------
+// A group's INSERTs carry one row per admission; only the NUMBER of rows is put into the
+// text (rowsOf), every value is a `?` parameter.
+
+/** The placeholders of `count` rows of `row` (`(?, ?)` ...), joined for a multi-row VALUES. */
+export const rowsOf = (count: number, row: string): string => Array.from({ length: count }, () => row).join(',\n    ');
+
+/**
+ * A group's jobs in one INSERT: lesson 11's INSERT_JOB for many rows at once, with lesson 13's
+ * client (NULL for a request that named none). No Idempotency-Key: a keyed request is never
+ * grouped. Affected rows: the group's size. Parameters, per job: [id, snapshot JSON, deadline in
+ * microseconds, clientId or NULL].
+ */
+export const insertGroupJobs = (count: number): string => `
+  INSERT INTO export_jobs (id, snapshot, deadline_at, client_id)
+  VALUES ${rowsOf(count, '(?, ?, TIMESTAMPADD(MICROSECOND, ?, NOW(6)), ?)')}`;
+
+/** A group's outbox events in one INSERT (lesson 12's INSERT_EVENT, many rows). Parameters, per event: [id, jobId, queueName]. */
+export const insertGroupEvents = (count: number): string => `
+  INSERT INTO export_outbox (id, job_id, queue_name)
+  VALUES ${rowsOf(count, '(?, ?, ?)')}`;
+
+/**
+ * A group's entry: as many more active jobs as the group admitted, under the gate's lock, in the
+ * group's transaction. Affected rows: 1. Parameters: [admitted].
+ */
+export const ENTER_GATE_GROUP = `
+  UPDATE export_admission_gate
+  SET active_jobs = active_jobs + ?
+  WHERE id = 1`;

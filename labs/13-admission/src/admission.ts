@@ -6,13 +6,16 @@
 //            outbox event, so the publisher (and any resend) knows where to send it.
 //   gate     the admission gate (gate.ts) runs inside the same transaction: a full service
 //            is a 503 with Retry-After, a client over its quota a 429, and nothing is created.
+//   groups   admissions that arrive together share one transaction and one gate update
+//            (admission-group.ts, ADMISSION_GROUP_MAX); a request with a key, a quota or
+//            the count gate is admitted alone (admitAlone below), as the course does.
 //   retries  a lock-wait timeout (1205) or a deadlock (1213) rolls the whole transaction
 //            back; it is run again from the top, a bounded number of times, then answered
 //            with 503 (never a 500). A 202 is sent only after a COMMIT: there is never a 202
 //            for a job that was rolled back.
 import type { Pool } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
-import { checkSubmission, databaseDownReason, ER_LOCK_WAIT_TIMEOUT, errnoOf } from '@tasks-lab/11-mysql-leases';
+import { checkSubmission, databaseDownReason, type Submission } from '@tasks-lab/11-mysql-leases';
 import {
   readEvent,
   submitWithEvent,
@@ -21,7 +24,8 @@ import {
   type SubmitWithEventResult,
 } from '@tasks-lab/12-outbox';
 import { sleep } from '@tasks-lab/lab-kit';
-import { AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError } from './errors.ts';
+import { AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError, isLockConflict } from './errors.ts';
+import { AdmissionGroup, GroupSpoiled } from './admission-group.ts';
 import { gateSteps, type GateReading, type GateRules } from './gate.ts';
 import { COURSE_TIMINGS, ROUTES, type AdmissionOptionValues, type GateDesign, type RouteQueue } from './options.ts';
 
@@ -35,6 +39,7 @@ export type AdmissionRules = Pick<
   | 'admissionRetries'
   | 'retryAfterSeconds'
   | 'earlyRefusal'
+  | 'admissionGroupMax'
 >;
 
 export const COURSE_RULES: Readonly<AdmissionRules> = {
@@ -45,6 +50,7 @@ export const COURSE_RULES: Readonly<AdmissionRules> = {
   admissionRetries: COURSE_TIMINGS.admissionRetries,
   retryAfterSeconds: COURSE_TIMINGS.retryAfterSeconds,
   earlyRefusal: COURSE_TIMINGS.earlyRefusal,
+  admissionGroupMax: COURSE_TIMINGS.admissionGroupMax,
 };
 
 /** The client a request without a Client-Id header counts as. */
@@ -69,6 +75,8 @@ export interface Admission extends GateReading {
   queueName: RouteQueue;
   /** Transactions run for it: 1, or more after lock-wait timeouts. */
   attempts: number;
+  /** Admitted in a group (src/admission-group.ts): how many it held and this one's place. */
+  group?: { size: number; position: number };
 }
 
 export interface AdmitOptions extends Omit<SubmitWithEventOptions, 'queueName' | 'steps'> {
@@ -89,10 +97,6 @@ export interface AdmitResult extends SubmitWithEventResult {
   admission?: Admission;
 }
 
-/** MySQL's lock conflicts that say "run the whole transaction again", never "your request is wrong". */
-const DEADLOCK = 1213;
-const isLockConflict = (err: unknown) => errnoOf(err) === ER_LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
-
 /**
  * Admits an export or refuses it, and answers only after the COMMIT. Throws
  * CapacityExceededError (503), ClientQuotaExceededError (429), AdmissionBusyError (503,
@@ -111,6 +115,31 @@ export async function admitExport(
   // job id stays the same through every retry (a rolled-back attempt left no row).
   const submission = checkSubmission(productIds, options);
   const queueName = options.queueName ?? routeFor(submission.ids.length, rules.fastMaxRows);
+  const request: CheckedRequest = { productIds, submission, queueName, clientId, rules, options };
+  if (mayJoinGroup(rules, options)) {
+    try {
+      return await admitInGroup(pool, request);
+    } catch (err) {
+      if (!(err instanceof GroupSpoiled)) throw err;
+      // The group failed on some request's account (maybe this one's): alone, it gets its own answer.
+    }
+  }
+  return admitAlone(pool, request);
+}
+
+/** A request admitExport has checked, on its way to its transaction: alone or in a group. */
+interface CheckedRequest {
+  productIds: readonly number[];
+  submission: Submission;
+  queueName: RouteQueue;
+  clientId: string;
+  rules: AdmissionRules;
+  options: AdmitOptions;
+}
+
+/** One admission in its own transaction (the course's shape; every request with a key, a quota or the count gate). */
+async function admitAlone(pool: Pool, request: CheckedRequest): Promise<AdmitResult> {
+  const { productIds, submission, queueName, clientId, rules, options } = request;
   const gateRules: GateRules = {
     limit: rules.admissionLimit,
     clientQuota: rules.clientQuota,
@@ -149,6 +178,54 @@ export async function admitExport(
   }
 }
 
+/** src/admission-group.ts's rules for who may share a transaction. */
+function mayJoinGroup(rules: AdmissionRules, options: AdmitOptions): boolean {
+  return (
+    rules.admissionGroupMax > 1 &&
+    rules.admissionGate === 'counter' &&
+    rules.clientQuota === 0 &&
+    options.idempotencyKey === undefined &&
+    options.snapshot === undefined
+  );
+}
+
+/** The process's line of admissions for each pool (and group size). */
+const groups = new WeakMap<Pool, Map<number, AdmissionGroup>>();
+
+function groupOf(pool: Pool, maxSize: number): AdmissionGroup {
+  let bySize = groups.get(pool);
+  if (!bySize) groups.set(pool, (bySize = new Map()));
+  let group = bySize.get(maxSize);
+  if (!group) bySize.set(maxSize, (group = new AdmissionGroup(pool, maxSize)));
+  return group;
+}
+
+async function admitInGroup(pool: Pool, request: CheckedRequest): Promise<AdmitResult> {
+  const { submission, queueName, clientId, rules, options } = request;
+  const admitted = await groupOf(pool, rules.admissionGroupMax).admit({
+    submission,
+    queueName,
+    clientId: options.clientId === undefined ? undefined : clientId,
+    limit: rules.admissionLimit,
+    retryAfterSeconds: rules.retryAfterSeconds,
+    retries: rules.admissionRetries,
+    afterJobInsert: options.afterJobInsert,
+    faults: options.faults,
+    onRetry: options.onRetry,
+  });
+  const admission: Admission = {
+    design: 'counter',
+    activeBefore: admitted.activeBefore,
+    limit: rules.admissionLimit,
+    clientId,
+    jobId: admitted.jobId,
+    queueName,
+    attempts: admitted.attempts,
+    group: admitted.group,
+  };
+  return { jobId: admitted.jobId, eventId: admitted.eventId, created: true, queueName, admission };
+}
+
 /** A replay's queue: the one its event was written with (the route of the first request). */
 async function routeOfEvent(pool: Pool, eventId: string, fallback: RouteQueue): Promise<RouteQueue> {
   const event = await readEvent(pool, eventId);
@@ -165,5 +242,9 @@ export function describeAdmission(admission: Admission): string {
       ? ''
       : `, client ${admission.clientId} had ${admission.clientActiveBefore}`;
   const retried = admission.attempts > 1 ? `, after ${admission.attempts - 1} lock-wait retries` : '';
-  return `admitted job ${admission.jobId} to ${admission.queueName}: ${admission.activeBefore} of ${admission.limit} active before it (${admission.design} gate${client}${retried})`;
+  const group =
+    admission.group && admission.group.size > 1
+      ? `, ${admission.group.position} of a group of ${admission.group.size}`
+      : '';
+  return `admitted job ${admission.jobId} to ${admission.queueName}: ${admission.activeBefore} of ${admission.limit} active before it (${admission.design} gate${group}${client}${retried})`;
 }

@@ -3,7 +3,8 @@
 //   POST /exports    a full service is refused first, before the body is read and without
 //                    the gate's lock (src/early-refusal.ts; ADMISSION_EARLY_REFUSAL=off: the
 //                    course's, every refusal under the lock). Then admitExport: the gate, the
-//                    route and the job + event in ONE transaction.
+//                    route and the job + event in ONE transaction (shared with the requests
+//                    that arrive at the same moment: src/admission-group.ts).
 //                    202 + Location only after the COMMIT; a full service: 503 +
 //                    Retry-After; a client over its quota (Client-Id header, when a quota
 //                    is set): 429 + Retry-After; the gate locked through every retry: 503.

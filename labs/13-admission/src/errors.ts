@@ -3,9 +3,13 @@
 // status and headers; none of them creates a job: each is thrown inside the admission's
 // transaction, which rolls back, or before it starts.
 import { AppError, type ErrorTranslator } from '@tasks-lab/01-state-machine';
-import { databaseDownReason } from '@tasks-lab/11-mysql-leases';
+import { databaseDownReason, ER_LOCK_WAIT_TIMEOUT, errnoOf } from '@tasks-lab/11-mysql-leases';
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
+
+/** MySQL's lock conflicts that say "run the whole transaction again", never "your request is wrong". */
+const DEADLOCK = 1213;
+export const isLockConflict = (err: unknown) => errnoOf(err) === ER_LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
 
 /** The whole service is full: 503 + Retry-After (the course's answer). Not the client's fault: try later. */
 export class CapacityExceededError extends AppError {

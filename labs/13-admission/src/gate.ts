@@ -123,7 +123,7 @@ function refuseOverQuota(clientActiveBefore: number | undefined, clientId: strin
 }
 
 /** Locks the gate row (waits for the admission holding it) and returns its counter. */
-async function lockGate(tx: PoolConnection): Promise<number> {
+export async function lockGate(tx: PoolConnection): Promise<number> {
   const [rows] = await tx.query<RowDataPacket[]>(LOCK_GATE);
   const row = rows[0];
   if (!row)

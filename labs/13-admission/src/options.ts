@@ -87,6 +87,14 @@ export const ADMISSION_OPTIONS = defineOptions({
    * @defaultValue 'one-statement'
    */
   finishForm: choice('FINISH_FORM', 'one-statement', FINISH_FORMS),
+  /**
+   * The most admissions one transaction may carry (src/admission-group.ts, group commit): requests that
+   * arrive while a group commits wait and form the next group, which reads the products once, inserts
+   * the jobs and events in one statement each, and updates the gate row once. `1`: every admission in
+   * its own transaction (the course's). Requests with an Idempotency-Key, a client quota or the count
+   * gate always go alone. @defaultValue 32
+   */
+  admissionGroupMax: wholeNumber('ADMISSION_GROUP_MAX', 32, { min: 1, max: 1000 }),
 });
 export type AdmissionOptionValues = ReturnType<typeof ADMISSION_OPTIONS.defaults>;
 
@@ -107,7 +115,8 @@ export const readShortAdmissionOptions = withShortTimings(readAdmissionOptions, 
 /** "…; limit 100 (counter gate, early refusal on), client quota off, fast <= 30 rows" after lesson 12's words. */
 export function describeRules(options: AdmissionOptionValues): string {
   const quota = options.clientQuota === 0 ? 'client quota off' : `client quota ${options.clientQuota}`;
-  return `limit ${options.admissionLimit} (${options.admissionGate} gate, early refusal ${options.earlyRefusal}), ${quota}, fast <= ${options.fastMaxRows} rows, ${options.admissionRetries} retries on a lock wait`;
+  const group = options.admissionGroupMax > 1 ? `, groups of up to ${options.admissionGroupMax}` : ', no groups';
+  return `limit ${options.admissionLimit} (${options.admissionGate} gate, early refusal ${options.earlyRefusal}${group}), ${quota}, fast <= ${options.fastMaxRows} rows, ${options.admissionRetries} retries on a lock wait`;
 }
 
 export function describeTimings(options: AdmissionOptionValues): string {

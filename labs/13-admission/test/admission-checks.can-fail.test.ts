@@ -13,6 +13,8 @@ import {
   capacityWithoutRetryAfter,
   countGateWithoutCounter,
   gateAfterCommit,
+  groupJudgedOnce,
+  groupsNeverForm,
   locklessCountGate,
   locklessCounterGate,
   lockWaitAs500,
@@ -88,6 +90,30 @@ describe('admission checks can fail', () => {
     'the gate runs in its own transaction after the job committed',
     broken(gateAfterCommit),
     { observed: /50 jobs, 50 events/ },
+  );
+  // The burst, the lab's gate with group commit.
+  suite.breaks(
+    'burst-admits-exactly-limit-counter-gate-grouped',
+    'a group asks once whether there is room, and lets all its members in',
+    broken(groupJudgedOnce),
+    { observed: overLimit },
+  );
+  suite.breaks(
+    'burst-gate-reads-under-lock-counter-gate-grouped',
+    'a group asks once whether there is room, and lets all its members in',
+    broken(groupJudgedOnce),
+    { observed: /at or over their limit/ },
+  );
+  suite.breaks(
+    'burst-gate-reads-under-lock-counter-gate-grouped',
+    'group commit never forms a group',
+    broken(groupsNeverForm),
+    { observed: /no admission shared a group.*in groups of 1\+1\+1\+1\+1/ },
+  );
+  suite.breaks(
+    'burst-refusals-leave-nothing-counter-gate-grouped',
+    'the gate runs in its own transaction after the job committed',
+    broken(gateAfterCommit),
   );
   // The burst, the lab's gate behind the early refusal: the faster form keeps the same promise.
   suite.breaks(

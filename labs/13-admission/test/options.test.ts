@@ -36,7 +36,7 @@ describe('admission options', () => {
     const values = readShortAdmissionOptions({ USE_COURSE_TIMINGS: '1', ADMISSION_LIMIT: '5' });
     expect(values).toMatchObject({ leaseMs: 30_000, claimMs: 30_000, admissionLimit: 5 });
     expect(describeTimings(values)).toMatch(
-      /limit 5 \(counter gate, early refusal on\), client quota off, fast <= 30 rows/,
+      /limit 5 \(counter gate, early refusal on, groups of up to 32\), client quota off, fast <= 30 rows/,
     );
   });
 

@@ -6,7 +6,9 @@
 // publisher) and its options (the publisher's six), not re-wiring. 12->13 went from 500 to 520
 // with lesson 13's early refusal (its option, its step in app.ts, its new checks' names), then to
 // 539 with its finish in one statement (FINISH_AND_LEAVE, finishAndLeaveInOneStatement, FINISH_FORM):
-// lesson, both. 11->12 went from 530 to 540 with the publisher's confirmation per round
+// lesson, both. Then to 551 with its admissions in groups (ADMISSION_GROUP_MAX and its doc comment
+// in options.ts, the new module and test named in the file list, one line in app.ts's header):
+// the lesson's group commit. 11->12 went from 530 to 540 with the publisher's confirmation per round
 // (OUTBOX_CONFIRM_FORM and its values in options.ts): lesson too.
 import { describe, expect, it } from 'vitest';
 import { renderDiff } from '../src/diff.ts';
@@ -18,7 +20,7 @@ const TARGET_LINES = 500;
 const CEILINGS: Record<string, number> = {
   '10->11': 485,
   '11->12': 545,
-  '12->13': 545,
+  '12->13': 555,
   '13->14': 360,
   '14->15': 385,
   '15->16': 485,

@@ -1,0 +1,93 @@
+// Group commit against the real database: admissions that arrive together share one
+// transaction and one gate update, keep the limit exactly, refuse what does not fit without
+// leaving a row, keep one request's error its own, and leave keyed requests alone.
+import type mysql from 'mysql2/promise';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedProducts } from '@tasks-lab/11-mysql-leases';
+import { admitExport, type AdmitResult } from '../src/admission.ts';
+import { COUNT_ORPHANS } from '../src/admission-queries.ts';
+import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { countActiveJobs, readGateCounter } from '../src/gate.ts';
+
+let db: FreshDatabase;
+beforeAll(async () => {
+  db = await freshDatabase('admissiongroup', { connectionLimit: 10 });
+  await seedProducts(db.pool, 100);
+}, 60_000);
+afterAll(() => db?.drop());
+
+beforeEach(async () => {
+  await db.pool.query(`UPDATE export_jobs SET status = 'succeeded' WHERE status IN ('queued', 'running')`);
+  await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
+});
+
+const codeOf = (reason: unknown) => (reason as { code?: string }).code;
+const admittedOf = (settled: PromiseSettledResult<AdmitResult>[]) =>
+  settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+
+/** The explicit transactions the server has begun so far (Com_begin): a group is one. */
+async function transactionsBegun(): Promise<number> {
+  const [rows] = await db.pool.query<mysql.RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_begin'");
+  return Number(rows[0]?.Value);
+}
+
+describe('group commit', () => {
+  it('When 20 submissions arrive together, Then the ones behind the first share transactions: fewer transactions than jobs, every job with its event, the counter equal to the jobs [test:group-shares-transactions]', async () => {
+    const begun = await transactionsBegun();
+    const settled = await Promise.allSettled(Array.from({ length: 20 }, () => admitExport(db.pool, [1, 2])));
+    const admitted = admittedOf(settled);
+    expect(admitted).toHaveLength(20);
+    const groups = admitted.map((a) => a.admission!.group!);
+    expect(Math.max(...groups.map((g) => g.size))).toBeGreaterThan(1);
+    // Each group's members read the counter one after another: 0 to 19, each once.
+    expect(admitted.map((a) => a.admission!.activeBefore).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+    // Other sessions begin transactions too (none here but this file's): at most one per group.
+    expect((await transactionsBegun()) - begun).toBeLessThan(20);
+    const [orphans] = await db.pool.query<mysql.RowDataPacket[]>(COUNT_ORPHANS);
+    expect(Number(orphans[0]!.jobs_without_event)).toBe(0);
+    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({
+      counter: 20,
+      active: 20,
+    });
+  });
+
+  it('When a group does not fit under the limit, Then the ones that fit are admitted in arrival order and the rest refused with 503, leaving no row [test:group-overflow-refused]', async () => {
+    const rules = { admissionLimit: 7 };
+    const settled = await Promise.allSettled(Array.from({ length: 30 }, () => admitExport(db.pool, [3], { rules })));
+    const admitted = admittedOf(settled);
+    expect(admitted).toHaveLength(7);
+    const refusals = settled.flatMap((s) => (s.status === 'rejected' ? [codeOf(s.reason)] : []));
+    expect(refusals).toEqual(Array.from({ length: 23 }, () => 'capacity-exceeded'));
+    expect(admitted.map((a) => a.admission!.activeBefore).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({
+      counter: 7,
+      active: 7,
+    });
+  });
+
+  it("When one request of a group names a missing product, Then only that request is refused (422) and the others are admitted: one request's error is never another's [test:group-error-stays-its-own]", async () => {
+    const ids = [[4], [5], [999_999], [6], [7], [8]];
+    const settled = await Promise.allSettled(ids.map((productIds) => admitExport(db.pool, productIds)));
+    expect(settled.map((s) => (s.status === 'fulfilled' ? 202 : (s.reason as { status?: number }).status))).toEqual([
+      202, 202, 422, 202, 202, 202,
+    ]);
+    expect(await countActiveJobs(db.pool)).toBe(5);
+    expect(await readGateCounter(db.pool)).toBe(5);
+  });
+
+  it('When requests carry an Idempotency-Key, or the count gate or groups of 1 are chosen, Then each is admitted alone [test:group-only-when-allowed]', async () => {
+    const keyed = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => admitExport(db.pool, [9], { idempotencyKey: `group-key-${i}` })),
+    );
+    const counted = await Promise.all(
+      Array.from({ length: 5 }, () => admitExport(db.pool, [9], { rules: { admissionGate: 'count' } })),
+    );
+    const single = await Promise.all(
+      Array.from({ length: 5 }, () => admitExport(db.pool, [9], { rules: { admissionGroupMax: 1 } })),
+    );
+    for (const result of [...keyed, ...counted, ...single]) expect(result.admission!.group).toBeUndefined();
+    expect(await readGateCounter(db.pool)).toBe(15);
+  });
+});
