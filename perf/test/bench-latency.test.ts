@@ -66,6 +66,7 @@ describe('round trips per export', () => {
       FINISH_FORM: 'transaction',
       CLAIM_FORM: 'three-step',
       OUTBOX_CONFIRM_FORM: 'per-event',
+      ADMISSION_GROUP_MAX: '1',
     });
     expect(variants.slice(1, -1).every((v) => Object.keys(v.env).length === 1)).toBe(true);
   });
