@@ -117,6 +117,17 @@ export const DEFAULT_FORMS = 'the defaults';
 export const COURSE_FORMS = "all the course's forms";
 
 /** The forms pass's variants, in the order each round runs them: name -> the settings it changes. */
+/**
+ * The variants in the order round `round` (1-based) runs them: in order, then reversed, then in
+ * order again (ABBA). A variant's place in a round matters on this machine (the first of a round
+ * ran 10-15 % below the next in every pass before this order): alternating it spreads each
+ * place's cost, and a steady drift's, over every variant alike.
+ */
+export function formsInRound(round: number): ReturnType<typeof formVariants> {
+  const variants = formVariants();
+  return round % 2 === 1 ? variants : variants.reverse();
+}
+
 export function formVariants(): { name: string; env: Record<string, string> }[] {
   return [
     { name: DEFAULT_FORMS, env: {} },
@@ -583,7 +594,7 @@ export async function runPipelineBench(options: {
   const forms: PipelineRun[] = [];
   const rounds = Math.max(1, options.runs - 1);
   for (let i = 1; i <= rounds; i += 1)
-    for (const variant of formVariants()) {
+    for (const variant of formsInRound(i)) {
       const run = await runPipelineOnce(best.configuration, { ...base, env: variant.env, forms: variant.name });
       forms.push(run);
       log(`[forms round ${i}/${rounds}] ${describeRun(run)}`);

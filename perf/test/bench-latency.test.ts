@@ -7,7 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTsProcess } from '@tasks-lab/lab-kit';
 import { latencyOf, plannedAt, plannedCount } from '../scripts/bench-latency.ts';
 import type { LoadReport } from '../scripts/bench-load.ts';
-import { formVariants, redisCommandsOf, redisScriptsOf, roundTripsPerExport } from '../scripts/bench-pipeline.ts';
+import {
+  formVariants,
+  formsInRound,
+  redisCommandsOf,
+  redisScriptsOf,
+  roundTripsPerExport,
+} from '../scripts/bench-pipeline.ts';
 
 describe('latency from an HDR histogram', () => {
   it('When 1 to 1000 ms are recorded, Then the percentiles are theirs to three significant digits [test:bench-hdr-percentiles]', () => {
@@ -69,6 +75,13 @@ describe('round trips per export', () => {
       ADMISSION_GROUP_MAX: '1',
     });
     expect(variants.slice(1, -1).every((v) => Object.keys(v.env).length === 1)).toBe(true);
+  });
+
+  it('When the forms pass runs its rounds, Then the order alternates (ABBA): each variant takes the first and the last place in turn [test:bench-forms-abba]', () => {
+    const names = (round: number) => formsInRound(round).map((v) => v.name);
+    expect(names(1)).toEqual(formVariants().map((v) => v.name));
+    expect(names(2)).toEqual([...names(1)].reverse());
+    expect(names(3)).toEqual(names(1));
   });
 });
 
