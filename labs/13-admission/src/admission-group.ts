@@ -29,25 +29,26 @@
 // others are refused with the 503 they would have had alone. Nothing of a refused member was
 // ever committed, so a refusal leaves no row, as before.
 //
-// What is never grouped (it goes alone, through admitAlone): a request with an
-// Idempotency-Key (the unique key could fail the whole group; a replay must find its first
-// job), a frozen snapshot (lesson 15's replay), a per-client quota (it counts the client's
-// jobs one admission at a time) and the course's count gate (ADMISSION_GATE=count).
-// When a group fails for a reason that belongs to one request (a missing product, lesson
-// 14's time slot already taken), every member runs again alone, so one request's error
-// never becomes another's.
+// What is never grouped (it goes alone, through admitAlone): a frozen snapshot (lesson 15's
+// replay), a per-client quota (it counts the client's jobs one admission at a time) and the
+// course's count gate (ADMISSION_GATE=count). When a group fails for a reason that belongs to
+// one request (a missing product, lesson 14's time slot already taken, an Idempotency-Key
+// already used: the replay of a request whose first answer was lost), every member runs again
+// alone, so one request's error never becomes another's, and a replay finds its first job.
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
 import {
   databaseDownReason,
+  ER_DUP_ENTRY,
+  errnoOf,
   microseconds,
   readSnapshot,
   withTransaction,
   type Submission,
 } from '@tasks-lab/11-mysql-leases';
 import { defaultSubmitFaults, type SubmitFaults, type SubmitSteps } from '@tasks-lab/12-outbox';
-import { sleep } from '@tasks-lab/lab-kit';
+import { errorMessage, sleep } from '@tasks-lab/lab-kit';
 import { ENTER_GATE_GROUP, insertGroupEvents, insertGroupJobs } from './admission-queries.ts';
 import { AdmissionBusyError, CapacityExceededError, DatabaseUnreachableError, isLockConflict } from './errors.ts';
 import { lockGate } from './gate.ts';
@@ -83,8 +84,8 @@ export interface GroupAdmission {
 
 /** "Run each of these alone": the group met an error that belongs to one of its requests. */
 export class GroupSpoiled extends Error {
-  constructor(override readonly cause: AppError) {
-    super(`a grouped admission failed on its own account (${cause.message}); each member runs alone`);
+  constructor(override readonly cause: unknown) {
+    super(`a grouped admission failed on one request's account (${errorMessage(cause)}); each member runs alone`);
   }
 }
 
@@ -221,7 +222,9 @@ async function tryGroup(pool: Pool, members: GroupMember[], fitting: typeof coun
     });
   } catch (err) {
     if (err instanceof Overflow) return err.found;
-    if (err instanceof AppError) throw new GroupSpoiled(err);
+    // A request's own error (a 4xx), or a key some job already has (a replay, or two requests
+    // with one key at once): only that request must see it, and alone it does.
+    if (err instanceof AppError || errnoOf(err) === ER_DUP_ENTRY) throw new GroupSpoiled(err);
     throw err;
   }
 }
@@ -241,6 +244,8 @@ async function insertJobs(tx: PoolConnection, members: GroupMember[]): Promise<s
     submission.jobId,
     JSON.stringify(submission.ids.map((id) => products.get(id)!)),
     microseconds(submission.deadlineMs),
+    submission.idempotencyKey ?? null,
+    submission.idempotencyKey === undefined ? null : submission.digest,
     clientId ?? null,
   ]);
   const [inserted] = await tx.query<ResultSetHeader>(insertGroupJobs(members.length), values);

@@ -157,13 +157,14 @@ export const rowsOf = (count: number, row: string): string => Array.from({ lengt
 
 /**
  * A group's jobs in one INSERT: lesson 11's INSERT_JOB for many rows at once, with lesson 13's
- * client (NULL for a request that named none). No Idempotency-Key: a keyed request is never
- * grouped. Affected rows: the group's size. Parameters, per job: [id, snapshot JSON, deadline in
- * microseconds, clientId or NULL].
+ * client (NULL for a request that named none). A key that is already taken fails the whole
+ * statement (1062, the unique key): the group then runs alone, where the replay is found.
+ * Affected rows: the group's size. Parameters, per job: [id, snapshot JSON, deadline in
+ * microseconds, Idempotency-Key or NULL, request digest or NULL, clientId or NULL].
  */
 export const insertGroupJobs = (count: number): string => `
-  INSERT INTO export_jobs (id, snapshot, deadline_at, client_id)
-  VALUES ${rowsOf(count, '(?, ?, TIMESTAMPADD(MICROSECOND, ?, NOW(6)), ?)')}`;
+  INSERT INTO export_jobs (id, snapshot, deadline_at, idempotency_key, request_digest, client_id)
+  VALUES ${rowsOf(count, '(?, ?, TIMESTAMPADD(MICROSECOND, ?, NOW(6)), ?, ?, ?)')}`;
 
 /** A group's outbox events in one INSERT (lesson 12's INSERT_EVENT, many rows). Parameters, per event: [id, jobId, queueName]. */
 export const insertGroupEvents = (count: number): string => `

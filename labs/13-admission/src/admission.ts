@@ -7,8 +7,9 @@
 //   gate     the admission gate (gate.ts) runs inside the same transaction: a full service
 //            is a 503 with Retry-After, a client over its quota a 429, and nothing is created.
 //   groups   admissions that arrive together share one transaction and one gate update
-//            (admission-group.ts, ADMISSION_GROUP_MAX); a request with a key, a quota or
-//            the count gate is admitted alone (admitAlone below), as the course does.
+//            (admission-group.ts, ADMISSION_GROUP_MAX); a request with a quota, a frozen
+//            snapshot or the count gate is admitted alone (admitAlone below), as the course
+//            does, and so is a replay of an Idempotency-Key.
 //   retries  a lock-wait timeout (1205) or a deadlock (1213) rolls the whole transaction
 //            back; it is run again from the top, a bounded number of times, then answered
 //            with 503 (never a 500). A 202 is sent only after a COMMIT: there is never a 202
@@ -137,7 +138,7 @@ interface CheckedRequest {
   options: AdmitOptions;
 }
 
-/** One admission in its own transaction (the course's shape; every request with a key, a quota or the count gate). */
+/** One admission in its own transaction (the course's shape; a quota, a frozen snapshot, the count gate, a group that failed). */
 async function admitAlone(pool: Pool, request: CheckedRequest): Promise<AdmitResult> {
   const { productIds, submission, queueName, clientId, rules, options } = request;
   const gateRules: GateRules = {
@@ -184,7 +185,6 @@ function mayJoinGroup(rules: AdmissionRules, options: AdmitOptions): boolean {
     rules.admissionGroupMax > 1 &&
     rules.admissionGate === 'counter' &&
     rules.clientQuota === 0 &&
-    options.idempotencyKey === undefined &&
     options.snapshot === undefined
   );
 }

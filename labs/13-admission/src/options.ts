@@ -91,8 +91,8 @@ export const ADMISSION_OPTIONS = defineOptions({
    * The most admissions one transaction may carry (src/admission-group.ts, group commit): requests that
    * arrive while a group commits wait and form the next group, which reads the products once, inserts
    * the jobs and events in one statement each, and updates the gate row once. `1`: every admission in
-   * its own transaction (the course's). Requests with an Idempotency-Key, a client quota or the count
-   * gate always go alone. @defaultValue 32
+   * its own transaction (the course's). Requests under a client quota or the count gate always go
+   * alone. @defaultValue 32
    */
   admissionGroupMax: wholeNumber('ADMISSION_GROUP_MAX', 32, { min: 1, max: 1000 }),
 });

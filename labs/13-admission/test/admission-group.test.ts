@@ -77,17 +77,33 @@ describe('group commit', () => {
     expect(await readGateCounter(db.pool)).toBe(5);
   });
 
-  it('When requests carry an Idempotency-Key, or the count gate or groups of 1 are chosen, Then each is admitted alone [test:group-only-when-allowed]', async () => {
-    const keyed = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => admitExport(db.pool, [9], { idempotencyKey: `group-key-${i}` })),
-    );
+  it('When the count gate or groups of 1 are chosen, Then each request is admitted alone [test:group-only-when-allowed]', async () => {
     const counted = await Promise.all(
       Array.from({ length: 5 }, () => admitExport(db.pool, [9], { rules: { admissionGate: 'count' } })),
     );
     const single = await Promise.all(
       Array.from({ length: 5 }, () => admitExport(db.pool, [9], { rules: { admissionGroupMax: 1 } })),
     );
-    for (const result of [...keyed, ...counted, ...single]) expect(result.admission!.group).toBeUndefined();
-    expect(await readGateCounter(db.pool)).toBe(15);
+    for (const result of [...counted, ...single]) expect(result.admission!.group).toBeUndefined();
+    expect(await readGateCounter(db.pool)).toBe(10);
+  });
+
+  it('When keyed requests arrive together and one repeats a key already used, Then the repeat answers its first job (created false) and the others are admitted once each [test:group-replay-finds-first-job]', async () => {
+    const first = await admitExport(db.pool, [10], { idempotencyKey: 'group-replay-0' });
+    const settled = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => admitExport(db.pool, [10], { idempotencyKey: `group-replay-${i}` })),
+    );
+    expect(settled[0]).toMatchObject({ jobId: first.jobId, created: false });
+    expect(settled.slice(1).every((s) => s.created)).toBe(true);
+    expect(new Set(settled.map((s) => s.jobId)).size).toBe(6);
+    // Keys that all were new share groups as any request does.
+    const fresh = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => admitExport(db.pool, [10], { idempotencyKey: `group-fresh-${i}` })),
+    );
+    expect(Math.max(...fresh.map((f) => f.admission!.group!.size))).toBeGreaterThan(1);
+    expect({ counter: await readGateCounter(db.pool), active: await countActiveJobs(db.pool) }).toEqual({
+      counter: 16,
+      active: 16,
+    });
   });
 });
