@@ -104,9 +104,11 @@ export const SOAK_CHECKS: readonly SoakCheck[] = [
       // The API SIGKILLed after a COMMIT and before its log line loses that line: most must be there.
       const logged = e.admissions.length;
       const ok = over.length === 0 && e.maxActiveSampled <= limit && logged * 10 >= e.jobs.length * 9 && logged > 0;
+      const grouped = e.admissions.filter((a) => (a.groupSize ?? 1) > 1);
+      const largest = Math.max(1, ...grouped.map((a) => a.groupSize ?? 1));
       return outcome(
         ok,
-        `${logged} admissions logged for ${e.jobs.length} jobs; highest count read ${highest} of ${limit}; at or over the limit ${some(over.map((a) => a.jobId))}; ` +
+        `${logged} admissions logged for ${e.jobs.length} jobs (${grouped.length} in groups, the largest of ${largest}); highest count read ${highest} of ${limit}; at or over the limit ${some(over.map((a) => a.jobId))}; ` +
           `most active jobs sampled ${e.maxActiveSampled}; 503 answers ${refused}`,
       );
     },

@@ -119,7 +119,8 @@ export interface SoakEvidence {
   /** Per job id: how many `published` phase lines said published true (a successful finish). */
   successLines: Record<string, number>;
   /** Every `accepted` line: what the gate read under its lock. */
-  admissions: { jobId: string; activeBefore: number; limit: number }[];
+  /** From the `accepted` lines; groupSize when the admission shared its transaction (lesson 13's groups). */
+  admissions: { jobId: string; activeBefore: number; limit: number; groupSize?: number }[];
   /** The most queued + running jobs a 250 ms sampler saw in the table. */
   maxActiveSampled: number;
   /** quietMs: the least the run waits after the faults (the deadline plus a scan); boundMs: the most. */
@@ -518,7 +519,12 @@ function readPhaseLines(outputs: Record<string, string>): Pick<SoakEvidence, 'su
       if (line.phase === 'published' && line.published === true)
         successLines[line.job_id] = (successLines[line.job_id] ?? 0) + 1;
       if (line.phase === 'accepted')
-        admissions.push({ jobId: line.job_id, activeBefore: Number(line.active_before), limit: Number(line.limit) });
+        admissions.push({
+          jobId: line.job_id,
+          activeBefore: Number(line.active_before),
+          limit: Number(line.limit),
+          ...(line.group_size !== undefined && { groupSize: Number(line.group_size) }),
+        });
     }
   }
   return { successLines, admissions };

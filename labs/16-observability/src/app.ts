@@ -40,6 +40,8 @@ export function logAccepted(logger: PhaseLogger, admission: Admission): void {
     queue: admission.queueName,
     active_before: admission.activeBefore,
     limit: admission.limit,
+    // Admitted with others in one transaction (lesson 13's groups): how many. A lone admission says nothing.
+    ...(admission.group && admission.group.size > 1 && { group_size: admission.group.size }),
   });
 }
 
