@@ -74,7 +74,14 @@ function describeDeliveries(e: WorkersEvidence, route: string): { ok: boolean; t
     };
   const details = wrong.map((j) => {
     const by = deliveredBy(e, j.jobId);
-    return `${role} job ${shortId(j.jobId)} delivered by ${by.length === 0 ? 'NO worker' : by.map((r) => `the ${r} worker`).join(' and ')}, ${show(j.state)}`;
+    // Each delivery's own words (claimed? published?), and the row's claim conditions if it is still queued.
+    const lines = (['fast', 'bulk'] as const).flatMap((r) =>
+      e.workers[r].deliveries
+        .filter((d) => d.jobId === j.jobId)
+        .map((d) => `${r}: claimed ${d.claimed}, published ${d.published}`),
+    );
+    const row = j.rowNow ? `; row now: ${j.rowNow}` : '';
+    return `${role} job ${shortId(j.jobId)} delivered by ${by.length === 0 ? 'NO worker' : by.map((r) => `the ${r} worker`).join(' and ')}, ${show(j.state)}${lines.length > 0 ? ` (${lines.join('; ')})` : ''}${row}`;
   });
   return { ok: false, text: details.join('; ') };
 }

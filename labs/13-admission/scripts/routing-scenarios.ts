@@ -324,6 +324,8 @@ export interface TrackedJob {
   route: RouteQueue;
   status: number;
   state: string | undefined;
+  /** A job still queued after the drain: lesson 11's claim conditions on its row then (a diagnostic). */
+  rowNow?: string;
 }
 
 export interface BacklogReading {
@@ -430,7 +432,7 @@ export function workersAndBacklog(setup: RoutingSetup): (signal: AbortSignal) =>
         lab.signal,
       );
       const after = await readBacklogBothWays(lab);
-      const jobs = await trackJobs(pool, firstJobs);
+      const jobs = await withRowsOfQueued(pool, await trackJobs(pool, firstJobs), timings.maxAttempts);
 
       // Act 3: the drill, which pauses the worker of exports.bulk: with none connected there is
       // nothing to pause (the drill's check fails on that, saying so).
@@ -559,6 +561,41 @@ const isFinished = (state: string | undefined) => state !== undefined && state !
 
 async function trackJobs(pool: Pool, jobs: readonly TrackedJob[]): Promise<TrackedJob[]> {
   return Promise.all(jobs.map(async (job) => ({ ...job, state: (await readJob(pool, job.jobId))?.status })));
+}
+
+/**
+ * Lesson 11's claim conditions on one row, read without a lock (a diagnostic, never a decision):
+ * for a job a worker was handed and did not claim, it tells a refusal by the row's state from a
+ * row that met every condition and was skipped under another transaction's lock (SKIP LOCKED).
+ * Rows returned: 0 or 1. Parameters: [maxAttempts, jobId].
+ */
+const CLAIM_CONDITIONS = `
+  SELECT status, attempts, attempts < ? AS attempts_left, cancel_requested,
+         deadline_at > NOW(6) AS before_deadline, next_attempt_at <= NOW(6) AS due
+  FROM export_jobs
+  WHERE id = ?`;
+
+/** "queued, attempts 0: every claim condition holds" or the ones that do not. */
+async function claimConditions(pool: Pool, jobId: string, maxAttempts: number): Promise<string> {
+  const [rows] = await pool.query<RowDataPacket[]>(CLAIM_CONDITIONS, [maxAttempts, jobId]);
+  const row = rows[0];
+  if (!row) return 'no such row';
+  const failed = [
+    !row.attempts_left && 'no attempts left',
+    Boolean(row.cancel_requested) && 'cancel requested',
+    !row.before_deadline && 'past its deadline',
+    !row.due && 'next attempt not due',
+  ].filter((reason): reason is string => typeof reason === 'string');
+  return `${row.status}, attempts ${row.attempts}: ${failed.length === 0 ? 'every claim condition holds' : failed.join(', ')}`;
+}
+
+/** The jobs, with the claim conditions of each one still queued. */
+async function withRowsOfQueued(pool: Pool, jobs: TrackedJob[], maxAttempts: number): Promise<TrackedJob[]> {
+  return Promise.all(
+    jobs.map(async (job) =>
+      job.state === 'queued' ? { ...job, rowNow: await claimConditions(pool, job.jobId, maxAttempts) } : job,
+    ),
+  );
 }
 
 /**
