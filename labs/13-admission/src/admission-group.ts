@@ -128,11 +128,6 @@ export class AdmissionGroup {
     });
   }
 
-  /** How many wait for the group ahead of them (monitoring, the benchmark). */
-  get waiting(): number {
-    return this.#line.length;
-  }
-
   #startNext(): void {
     if (this.#running >= GROUPS_AT_ONCE || this.#line.length === 0) return;
     this.#running += 1;
