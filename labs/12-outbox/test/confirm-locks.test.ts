@@ -1,12 +1,12 @@
 // What the publisher's confirmation locks, measured on the real server. It updates only the
-// outbox row, yet while it runs the job's row is share-locked too: `sent_at` is a column of
-// export_outbox_job_sent (job_id, sent_at), the index that serves the foreign key to
+// outbox row. With the course's schema it share-locked the job's row too: `sent_at` was a
+// column of export_outbox_job_sent (job_id, sent_at), the index serving the foreign key to
 // export_jobs, and InnoDB checks the foreign key (a shared lock on the parent row, held to the
-// end of the transaction) whenever that index's entry changes. Lesson 11's claim skips a
-// locked row (SKIP LOCKED) and answers "nothing to claim": a wake-up that reaches a worker
-// during a confirmation is lost, in lessons 12 to 14 too. Lesson 15's claim waits instead.
-// The confirmation runs as one autocommit statement, so the window is that statement and its
-// log flush; a transaction holds it open here so the test can look inside it.
+// end of the statement or transaction) whenever an entry of that index changes. Lesson 11's
+// claim skips a locked row (SKIP LOCKED) as "nothing to claim", so a wake-up that reached a
+// worker during a confirmation was lost. Migration 002 gives the key an index of its own.
+// The confirmation runs as one autocommit statement; a transaction holds it open here so the
+// test can look inside it.
 import { statesThatMayMoveTo } from '@tasks-lab/01-state-machine';
 import { LOCK_CLAIMABLE, seedProducts } from '@tasks-lab/11-mysql-leases';
 import type { PoolConnection, RowDataPacket } from 'mysql2/promise';
@@ -21,24 +21,24 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => db?.drop());
 
-/** Whether lesson 11's claim (LOCK_CLAIMABLE, SKIP LOCKED) would see the job now, from its own transaction. */
-async function claimSees(claimer: PoolConnection, jobId: string): Promise<boolean> {
+/** Whether a SKIP LOCKED read (`sql`, the claim's shape) sees its row now, from a transaction of its own. */
+async function claimSees(claimer: PoolConnection, sql: string, params: unknown[]): Promise<boolean> {
   await claimer.query('BEGIN');
   try {
-    const [rows] = await claimer.query<RowDataPacket[]>(LOCK_CLAIMABLE, [jobId, statesThatMayMoveTo('running'), 3]);
+    const [rows] = await claimer.query<RowDataPacket[]>(sql, params);
     return rows.length === 1;
   } finally {
     await claimer.query('ROLLBACK');
   }
 }
 
-/** Runs `sql` on the event inside an open transaction, asks the claimer, rolls back. */
-async function claimSeesDuring(sql: string, eventId: string, jobId: string): Promise<boolean> {
+/** Runs `update` inside an open transaction, asks the claimer, rolls back. */
+async function claimSeesDuring(update: [string, unknown[]], claim: [string, unknown[]]): Promise<boolean> {
   const [holder, claimer] = await Promise.all([db!.pool.getConnection(), db!.pool.getConnection()]);
   try {
     await holder.query('BEGIN');
-    await holder.query(sql, [eventId]);
-    return await claimSees(claimer, jobId);
+    await holder.query(...update);
+    return await claimSees(claimer, ...claim);
   } finally {
     await holder.query('ROLLBACK');
     holder.release();
@@ -46,23 +46,34 @@ async function claimSeesDuring(sql: string, eventId: string, jobId: string): Pro
   }
 }
 
+const CONFIRM_ONE = 'UPDATE export_outbox SET sent_at = NOW(6), claimed_until = NULL WHERE id = ?';
+const lessonElevenClaim = (jobId: string): [string, unknown[]] => [
+  LOCK_CLAIMABLE,
+  [jobId, statesThatMayMoveTo('running'), 3],
+];
+
 describe("the confirmation and the job's row", () => {
-  it("When an outbox row's sent_at is being set (the confirmation), Then lesson 11's SKIP LOCKED claim does not see its queued job: the foreign key's index changed, so the job row is share-locked [test:confirm-share-locks-job-row]", async () => {
+  it("When an event is being confirmed (its sent_at set), Then lesson 11's SKIP LOCKED claim still sees the queued job: the foreign key's index holds only job_id, and the confirmation does not change it [test:confirm-leaves-job-row-free]", async () => {
     const { jobId, eventId } = await submitWithEvent(db!.pool, [1]);
-    const claimer = await db!.pool.getConnection();
-    try {
-      expect(await claimSees(claimer, jobId)).toBe(true); // nothing held: the job is claimable
-    } finally {
-      claimer.release();
-    }
-    expect(await claimSeesDuring('UPDATE export_outbox SET sent_at = NOW(6) WHERE id = ?', eventId, jobId)).toBe(false);
+    expect(await claimSeesDuring([CONFIRM_ONE, [eventId]], lessonElevenClaim(jobId))).toBe(true);
   });
 
-  it("When a column outside the foreign key's index is updated (claimed_until, last_error), Then the job row stays free to claim [test:outbox-update-outside-fk-index-no-lock]", async () => {
-    const { jobId, eventId } = await submitWithEvent(db!.pool, [2]);
-    expect(await claimSeesDuring('UPDATE export_outbox SET claimed_until = NULL WHERE id = ?', eventId, jobId)).toBe(
-      true,
+  it("When the foreign key's index also holds sent_at (the course's export_outbox_job_sent), Then setting sent_at share-locks the parent row and a SKIP LOCKED claim of it sees nothing: the lost wake-up migration 002 removed [test:course-fk-index-locks-job-row]", async () => {
+    // The course's shape on two tables of the test's own: the child's only index on the key also holds sent_at.
+    await db!.pool.query('CREATE TABLE course_jobs (id CHAR(36) NOT NULL, PRIMARY KEY (id)) ENGINE = InnoDB');
+    await db!.pool.query(
+      `CREATE TABLE course_outbox (id CHAR(36) NOT NULL, job_id CHAR(36) NOT NULL, sent_at DATETIME(6) NULL,
+         PRIMARY KEY (id), KEY course_outbox_job_sent (job_id, sent_at),
+         CONSTRAINT course_outbox_job_fk FOREIGN KEY (job_id) REFERENCES course_jobs (id)) ENGINE = InnoDB`,
     );
-    expect(await claimSeesDuring('UPDATE export_outbox SET last_error = NULL WHERE id = ?', eventId, jobId)).toBe(true);
+    await db!.pool.query("INSERT INTO course_jobs (id) VALUES ('job-1')");
+    await db!.pool.query("INSERT INTO course_outbox (id, job_id) VALUES ('event-1', 'job-1')");
+    const claim: [string, unknown[]] = ['SELECT id FROM course_jobs WHERE id = ? FOR UPDATE SKIP LOCKED', ['job-1']];
+    const confirm: [string, unknown[]] = ['UPDATE course_outbox SET sent_at = NOW(6) WHERE id = ?', ['event-1']];
+    expect(await claimSeesDuring(confirm, claim)).toBe(false);
+    // A column outside that index locks nothing of the parent's.
+    await db!.pool.query('ALTER TABLE course_outbox ADD COLUMN last_error VARCHAR(100) NULL');
+    const note: [string, unknown[]] = ['UPDATE course_outbox SET last_error = NULL WHERE id = ?', ['event-1']];
+    expect(await claimSeesDuring(note, claim)).toBe(true);
   });
 });
