@@ -15,9 +15,9 @@
 //   add the number admitted                                    once per group
 //   COMMIT
 //
-// How a group forms (no timer, so a lone request waits for nobody): one group runs at a
-// time per process. A request that arrives while one runs waits in line; when it commits,
-// everyone in line (up to ADMISSION_GROUP_MAX) becomes the next group. Under light load a
+// How a group forms (no timer, so a lone request waits for nobody): at most two groups run
+// at a time per process (GROUPS_AT_ONCE). A request that arrives while both run waits in
+// line; when one commits, everyone in line (up to ADMISSION_GROUP_MAX) becomes the next group. Under light load a
 // group is one request, admitted alone exactly as before; under heavy load the line grows
 // and each transaction carries more admissions. What a request pays is the wait for the
 // group ahead of it; the gate benchmark reports it beside the rate.
@@ -39,7 +39,6 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
 import {
-  databaseDownReason,
   ER_DUP_ENTRY,
   errnoOf,
   microseconds,
@@ -48,9 +47,15 @@ import {
   type Submission,
 } from '@tasks-lab/11-mysql-leases';
 import { defaultSubmitFaults, type SubmitFaults, type SubmitSteps } from '@tasks-lab/12-outbox';
-import { errorMessage, sleep } from '@tasks-lab/lab-kit';
+import { errorMessage } from '@tasks-lab/lab-kit';
 import { ENTER_GATE_GROUP, insertGroupEvents, insertGroupJobs } from './admission-queries.ts';
-import { AdmissionBusyError, CapacityExceededError, DatabaseUnreachableError, isLockConflict } from './errors.ts';
+import {
+  AdmissionBusyError,
+  CapacityExceededError,
+  isLockConflict,
+  pauseAfterLockConflict,
+  unreachableOr,
+} from './errors.ts';
 import { lockGate } from './gate.ts';
 import type { RouteQueue } from './options.ts';
 
@@ -168,7 +173,7 @@ async function admitGroup(pool: Pool, group: Waiting[], fitting: typeof countFit
     } catch (err) {
       if (isLockConflict(err) && attempt <= first.retries) {
         for (const waiting of members) waiting.member.onRetry?.(attempt, err);
-        await sleep(attempt * (20 + Math.random() * 30));
+        await pauseAfterLockConflict(attempt);
         continue;
       }
       const answer = answerFor(err, first, attempt);
@@ -196,15 +201,15 @@ class Overflow extends Error {
 async function tryGroup(pool: Pool, members: GroupMember[], fitting: typeof countFitting): Promise<GroupTry> {
   try {
     return await withTransaction(pool, async (tx) => {
-      const jobs = await insertJobs(tx, members);
+      await insertJobs(tx, members);
       const eventIds = await insertEvents(tx, members);
       const activeBefore = await lockGate(tx);
       const fits = fitting(members, activeBefore);
       const found: GroupTry = {
         activeBefore,
         fits,
-        admitted: jobs.slice(0, fits).map((jobId, i) => ({
-          jobId,
+        admitted: members.slice(0, fits).map((member, i) => ({
+          jobId: member.submission.jobId,
           eventId: eventIds[i]!,
           activeBefore: activeBefore + i,
           group: { size: fits, position: i + 1 },
@@ -232,7 +237,7 @@ export function countFitting(members: readonly GroupMember[], activeBefore: numb
 }
 
 /** Every member's snapshot from one read of the products, then every job in one INSERT, then each member's own step. */
-async function insertJobs(tx: PoolConnection, members: GroupMember[]): Promise<string[]> {
+async function insertJobs(tx: PoolConnection, members: GroupMember[]): Promise<void> {
   const allIds = [...new Set(members.flatMap((member) => member.submission.ids))];
   const products = new Map((await readSnapshot(tx, allIds)).map((product) => [product.id, product]));
   const values = members.flatMap(({ submission, clientId }) => [
@@ -251,7 +256,6 @@ async function insertJobs(tx: PoolConnection, members: GroupMember[]): Promise<s
     await (member.faults ?? defaultSubmitFaults()).hit('after-job-insert');
     await member.afterJobInsert?.(tx, member.submission.jobId);
   }
-  return members.map((member) => member.submission.jobId);
 }
 
 async function insertEvents(tx: PoolConnection, members: GroupMember[]): Promise<string[]> {
@@ -267,7 +271,6 @@ async function insertEvents(tx: PoolConnection, members: GroupMember[]): Promise
 function answerFor(err: unknown, first: GroupMember, attempts: number): Error {
   if (err instanceof GroupSpoiled) return err;
   if (isLockConflict(err)) return new AdmissionBusyError(attempts, first.retryAfterSeconds);
-  const reason = databaseDownReason(err);
-  if (reason) return new DatabaseUnreachableError(reason, first.retryAfterSeconds, err);
-  return err instanceof Error ? err : new Error(String(err));
+  const answer = unreachableOr(err, first.retryAfterSeconds);
+  return answer instanceof Error ? answer : new Error(String(answer));
 }

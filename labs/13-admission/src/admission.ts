@@ -16,7 +16,7 @@
 //            for a job that was rolled back.
 import type { Pool } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
-import { checkSubmission, databaseDownReason, type Submission } from '@tasks-lab/11-mysql-leases';
+import { checkSubmission, type Submission } from '@tasks-lab/11-mysql-leases';
 import {
   readEvent,
   submitWithEvent,
@@ -24,8 +24,13 @@ import {
   type SubmitWithEventOptions,
   type SubmitWithEventResult,
 } from '@tasks-lab/12-outbox';
-import { sleep } from '@tasks-lab/lab-kit';
-import { AdmissionBusyError, DatabaseUnreachableError, InvalidClientIdError, isLockConflict } from './errors.ts';
+import {
+  AdmissionBusyError,
+  InvalidClientIdError,
+  isLockConflict,
+  pauseAfterLockConflict,
+  unreachableOr,
+} from './errors.ts';
 import { AdmissionGroup, GroupSpoiled } from './admission-group.ts';
 import { gateSteps, type GateReading, type GateRules } from './gate.ts';
 import { COURSE_TIMINGS, ROUTES, type AdmissionOptionValues, type GateDesign, type RouteQueue } from './options.ts';
@@ -168,13 +173,10 @@ async function admitAlone(pool: Pool, request: CheckedRequest): Promise<AdmitRes
       if (isLockConflict(err)) {
         if (attempt >= attempts) throw new AdmissionBusyError(attempts, rules.retryAfterSeconds);
         options.onRetry?.(attempt, err);
-        // A short, growing, jittered pause: the holders that made us wait get to commit.
-        await sleep(attempt * (20 + Math.random() * 30));
+        await pauseAfterLockConflict(attempt);
         continue;
       }
-      const reason = databaseDownReason(err);
-      if (reason) throw new DatabaseUnreachableError(reason, rules.retryAfterSeconds, err);
-      throw err;
+      throw unreachableOr(err, rules.retryAfterSeconds);
     }
   }
 }

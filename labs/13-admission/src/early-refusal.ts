@@ -19,8 +19,8 @@
 // retried request must get that job back whatever the gate says (lesson 11's replay).
 import type { RequestHandler } from 'express';
 import type { Pool } from 'mysql2/promise';
-import { databaseDownReason, IDEMPOTENCY_KEY_HEADER } from '@tasks-lab/11-mysql-leases';
-import { CapacityExceededError, DatabaseUnreachableError } from './errors.ts';
+import { IDEMPOTENCY_KEY_HEADER } from '@tasks-lab/11-mysql-leases';
+import { CapacityExceededError, unreachableOr } from './errors.ts';
 import { readGateCounter } from './gate.ts';
 
 /** What the early refusal needs of lesson 13's rules. */
@@ -38,8 +38,7 @@ export interface EarlyRefusalRules {
  */
 export async function refuseEarlyWhenFull(pool: Pool, rules: EarlyRefusalRules): Promise<void> {
   const active = await readGateCounter(pool).catch((err: unknown) => {
-    const reason = databaseDownReason(err);
-    throw reason ? new DatabaseUnreachableError(reason, rules.retryAfterSeconds, err) : err;
+    throw unreachableOr(err, rules.retryAfterSeconds);
   });
   if (active >= rules.admissionLimit)
     throw new CapacityExceededError(rules.admissionLimit, active, rules.retryAfterSeconds);

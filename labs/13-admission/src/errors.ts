@@ -4,12 +4,25 @@
 // transaction, which rolls back, or before it starts.
 import { AppError, type ErrorTranslator } from '@tasks-lab/01-state-machine';
 import { databaseDownReason, ER_LOCK_WAIT_TIMEOUT, errnoOf } from '@tasks-lab/11-mysql-leases';
+import { sleep } from '@tasks-lab/lab-kit';
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
 
 /** MySQL's lock conflicts that say "run the whole transaction again", never "your request is wrong". */
 const DEADLOCK = 1213;
 export const isLockConflict = (err: unknown) => errnoOf(err) === ER_LOCK_WAIT_TIMEOUT || errnoOf(err) === DEADLOCK;
+
+/** Before an admission runs again after a lock conflict: a short, growing, jittered pause, so the holders that made it wait get to commit. */
+export const pauseAfterLockConflict = (attempt: number): Promise<void> => sleep(attempt * (20 + Math.random() * 30));
+
+/**
+ * A database that does not answer, inside an admission (or before one): lesson 13's 503
+ * database-unavailable, saying that nothing was accepted. Any other error comes back as it is.
+ */
+export function unreachableOr(err: unknown, retryAfterSeconds: number): unknown {
+  const reason = databaseDownReason(err);
+  return reason ? new DatabaseUnreachableError(reason, retryAfterSeconds, err) : err;
+}
 
 /** The whole service is full: 503 + Retry-After (the course's answer). Not the client's fault: try later. */
 export class CapacityExceededError extends AppError {
