@@ -36,6 +36,7 @@ import {
   type Resources,
 } from '@tasks-lab/lab-kit';
 import { openQueue, type ExportJobName } from '@tasks-lab/08-broker-worker';
+import { claimConditions } from '../src/claim-conditions.ts';
 import {
   claim,
   EXPORT_FAULT_POINTS,
@@ -126,36 +127,6 @@ export interface Delivery {
   published: boolean;
   /** A delivery that claimed nothing: the claim's conditions on the row, read right after it (see CLAIM_CONDITIONS). */
   rowAfterMiss?: string;
-}
-
-/**
- * Lesson 11's claim conditions on one row, read without a lock (a diagnostic, never a decision):
- * after a delivery that claimed nothing, it tells a refusal by the row's state (already run, not
- * due, past its deadline) from a row that met every condition and was skipped because another
- * transaction held its lock (SKIP LOCKED). Rows returned: 0 or 1. Parameters: [maxAttempts, jobId].
- */
-const CLAIM_CONDITIONS = `
-  SELECT status, attempts, attempts < ? AS attempts_left, cancel_requested,
-         deadline_at > NOW(6) AS before_deadline, next_attempt_at <= NOW(6) AS due
-  FROM export_jobs
-  WHERE id = ?`;
-
-/** "queued, attempts 0: every condition held (the row was locked by another transaction)" or the ones that did not. */
-async function claimConditions(pool: Pool, jobId: string, maxAttempts: number): Promise<string> {
-  const [rows] = await pool.query<RowDataPacket[]>(CLAIM_CONDITIONS, [maxAttempts, jobId]);
-  const row = rows[0];
-  if (!row) return 'no such row';
-  const failed = [
-    row.status !== 'queued' && 'not queued',
-    !row.attempts_left && 'no attempts left',
-    Boolean(row.cancel_requested) && 'cancel requested',
-    !row.before_deadline && 'past its deadline',
-    !row.due && 'next attempt not due',
-  ].filter((reason): reason is string => typeof reason === 'string');
-  const state = `${row.status}, attempts ${row.attempts}`;
-  return failed.length === 0
-    ? `${state}: every condition held (so the row was locked by another transaction)`
-    : `${state}: ${failed.join(', ')}`;
 }
 
 /** What a counting worker saw: every completed delivery, and what each delivery that threw said. */

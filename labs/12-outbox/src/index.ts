@@ -100,6 +100,8 @@ export {
   runPublisherProcess,
 } from './publisher-process.ts';
 
+export { claimConditions } from './claim-conditions.ts';
+
 // The worker (lesson 11's, on this lab's queue) and the API.
 export { startOutboxWorker, logDeliveries } from './worker.ts';
 export { type AppOptions, createApp } from './app.ts';

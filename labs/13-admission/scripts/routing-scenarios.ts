@@ -58,6 +58,7 @@ import {
   type WakeUpQueue,
 } from '@tasks-lab/11-mysql-leases';
 import {
+  claimConditions,
   openNudgeClient,
   publisherFaults,
   publishNudge,
@@ -561,32 +562,6 @@ const isFinished = (state: string | undefined) => state !== undefined && state !
 
 async function trackJobs(pool: Pool, jobs: readonly TrackedJob[]): Promise<TrackedJob[]> {
   return Promise.all(jobs.map(async (job) => ({ ...job, state: (await readJob(pool, job.jobId))?.status })));
-}
-
-/**
- * Lesson 11's claim conditions on one row, read without a lock (a diagnostic, never a decision):
- * for a job a worker was handed and did not claim, it tells a refusal by the row's state from a
- * row that met every condition and was skipped under another transaction's lock (SKIP LOCKED).
- * Rows returned: 0 or 1. Parameters: [maxAttempts, jobId].
- */
-const CLAIM_CONDITIONS = `
-  SELECT status, attempts, attempts < ? AS attempts_left, cancel_requested,
-         deadline_at > NOW(6) AS before_deadline, next_attempt_at <= NOW(6) AS due
-  FROM export_jobs
-  WHERE id = ?`;
-
-/** "queued, attempts 0: every claim condition holds" or the ones that do not. */
-async function claimConditions(pool: Pool, jobId: string, maxAttempts: number): Promise<string> {
-  const [rows] = await pool.query<RowDataPacket[]>(CLAIM_CONDITIONS, [maxAttempts, jobId]);
-  const row = rows[0];
-  if (!row) return 'no such row';
-  const failed = [
-    !row.attempts_left && 'no attempts left',
-    Boolean(row.cancel_requested) && 'cancel requested',
-    !row.before_deadline && 'past its deadline',
-    !row.due && 'next attempt not due',
-  ].filter((reason): reason is string => typeof reason === 'string');
-  return `${row.status}, attempts ${row.attempts}: ${failed.length === 0 ? 'every claim condition holds' : failed.join(', ')}`;
 }
 
 /** The jobs, with the claim conditions of each one still queued. */
