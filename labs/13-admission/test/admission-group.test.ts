@@ -7,6 +7,7 @@ import { seedProducts } from '@tasks-lab/11-mysql-leases';
 import { admitExport, type AdmitResult } from '../src/admission.ts';
 import { COUNT_ORPHANS } from '../src/admission-queries.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { emptyTheService } from './fixtures/empty-service.ts';
 import { countActiveJobs, readGateCounter } from '../src/gate.ts';
 
 let db: FreshDatabase;
@@ -16,10 +17,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => db?.drop());
 
-beforeEach(async () => {
-  await db.pool.query(`UPDATE export_jobs SET status = 'succeeded' WHERE status IN ('queued', 'running')`);
-  await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
-});
+beforeEach(() => emptyTheService(db.pool));
 
 const codeOf = (reason: unknown) => (reason as { code?: string }).code;
 const admittedOf = (settled: PromiseSettledResult<AdmitResult>[]) =>

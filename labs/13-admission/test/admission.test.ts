@@ -9,6 +9,7 @@ import { sleep } from '@tasks-lab/lab-kit';
 import { admitExport, type AdmitResult } from '../src/admission.ts';
 import { COUNT_ORPHANS, LEAVE_GATE, LOCK_GATE } from '../src/admission-queries.ts';
 import { freshDatabase, type FreshDatabase } from '../src/database.ts';
+import { emptyTheService } from './fixtures/empty-service.ts';
 import { countActiveJobs, finishAndLeave, readGateCounter } from '../src/gate.ts';
 import { GATE_DESIGNS } from '../src/options.ts';
 
@@ -20,10 +21,7 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 /** Every job done, the counter back to 0: each test starts from an empty service. */
-beforeEach(async () => {
-  await db.pool.query(`UPDATE export_jobs SET status = 'succeeded' WHERE status IN ('queued', 'running')`);
-  await db.pool.query('UPDATE export_admission_gate SET active_jobs = 0 WHERE id = 1');
-});
+beforeEach(() => emptyTheService(db.pool));
 
 async function rowCounts(): Promise<{ jobs: number; events: number }> {
   const [[jobs], [events]] = await Promise.all([
