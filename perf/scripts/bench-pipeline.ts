@@ -116,7 +116,15 @@ export const FORM_CHANGES = [
 export const DEFAULT_FORMS = 'the defaults';
 export const COURSE_FORMS = "all the course's forms";
 
-/** The forms pass's variants, in the order each round runs them: name -> the settings it changes. */
+/** The forms pass's variants, name -> the settings it changes (formsInRound gives each round's order). */
+export function formVariants(): { name: string; env: Record<string, string> }[] {
+  return [
+    { name: DEFAULT_FORMS, env: {} },
+    ...FORM_CHANGES.map((change) => ({ name: change.name, env: { ...change.env } })),
+    { name: COURSE_FORMS, env: Object.assign({}, ...FORM_CHANGES.map((change) => change.env)) },
+  ];
+}
+
 /**
  * The variants in the order round `round` (1-based) runs them: in order, then reversed, then in
  * order again (ABBA). A variant's place in a round matters on this machine (the first of a round
@@ -126,14 +134,6 @@ export const COURSE_FORMS = "all the course's forms";
 export function formsInRound(round: number): ReturnType<typeof formVariants> {
   const variants = formVariants();
   return round % 2 === 1 ? variants : variants.reverse();
-}
-
-export function formVariants(): { name: string; env: Record<string, string> }[] {
-  return [
-    { name: DEFAULT_FORMS, env: {} },
-    ...FORM_CHANGES.map((change) => ({ name: change.name, env: { ...change.env } })),
-    { name: COURSE_FORMS, env: Object.assign({}, ...FORM_CHANGES.map((change) => change.env)) },
-  ];
 }
 
 /** A latency distribution in milliseconds: p50, p90, p99, p99.9, max (from an HDR histogram). */

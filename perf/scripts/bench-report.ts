@@ -4,7 +4,7 @@
 // browser or on GitHub without a chart library.
 import { escapeXml, median } from '@tasks-lab/lab-kit';
 import type { GateBenchResult } from './bench-gate.ts';
-import { formatLatency } from './bench-stats.ts';
+import { formatLatency, formatRatio } from './bench-stats.ts';
 import {
   BOUND_LAB_LABELS,
   BOUND_LABS,
@@ -298,9 +298,7 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
         { name: 'hot row', values: gate.medians.map((m) => m.perSecond['hot-row']) },
         { name: "course's gate", values: gate.medians.map((m) => m.perSecond.course) },
         { name: 'counter gate', values: gate.medians.map((m) => m.perSecond.counter) },
-        ...(gate.medians.some((m) => Number.isFinite(m.perSecond.grouped))
-          ? [{ name: 'in groups', values: gate.medians.map((m) => m.perSecond.grouped) }]
-          : []),
+        ...(measuredGrouped(gate) ? [{ name: 'in groups', values: gate.medians.map((m) => m.perSecond.grouped) }] : []),
       ],
     });
   }
@@ -353,8 +351,7 @@ export function renderBenchmarks(results: BenchResults): RenderedBenchmarks {
           '|---:|---:|---:|---:|---:|---:|---:|---:|',
           ...gate.medians.map((m) => {
             const hot = m.perSecond['hot-row'];
-            const ratio = (v: number) => (hot > 0 && Number.isFinite(v) ? `${(v / hot).toFixed(2)}×` : '–');
-            const rateCell = (v: number) => `${whole(v)} (${ratio(v)})`;
+            const rateCell = (v: number) => `${whole(v)} (${formatRatio(v, hot)})`;
             return `| ${m.concurrency} | ${whole(hot)} | ${rateCell(m.perSecond.course)} | ${rateCell(m.perSecond.counter)} | ${rateCell(m.perSecond.grouped)} | ${fixed(m.groupSize ?? Number.NaN, 1)} | ${formatLatency(m.latencyMs?.counter)} | ${formatLatency(m.latencyMs?.grouped)} |`;
           }),
           '',
@@ -717,6 +714,11 @@ function renderPipelineDetail(
   return { 'pipeline-trips': trips, 'pipeline-open': openBlock, 'pipeline-forms': formsBlock, flames, charts };
 }
 
+/** Whether a gate run measured the grouped gate (runs saved before it existed did not). */
+function measuredGrouped(gate: GateBenchResult): boolean {
+  return gate.medians.some((m) => Number.isFinite(m.perSecond.grouped));
+}
+
 /** The issue's targets, each with what was measured and whether it holds. */
 function renderTargets(
   rows: readonly PipelineMedian[],
@@ -730,13 +732,12 @@ function renderTargets(
   const lost = rows.reduce((n, r) => n + r.lostWakeUps, 0);
   const at80 = openLoop?.length ? openLoopMedians(openLoop).at(-1) : undefined;
   // The lab's default admits in groups; a run saved before the grouped gate existed has the counter gate only.
-  const admitted = (m: GateBenchResult['medians'][number]) =>
-    Number.isFinite(m.perSecond.grouped) ? m.perSecond.grouped : m.perSecond.counter;
-  const gateDesign = gate?.medians.some((m) => Number.isFinite(m.perSecond.grouped))
-    ? 'grouped counter gate'
-    : 'counter gate';
+  const admittedBy = gate && measuredGrouped(gate) ? 'grouped' : 'counter';
+  const gateDesign = admittedBy === 'grouped' ? 'grouped counter gate' : 'counter gate';
   const gateRatio = gate
-    ? Math.max(...gate.medians.filter((m) => m.concurrency >= 4).map((m) => admitted(m) / m.perSecond['hot-row']))
+    ? Math.max(
+        ...gate.medians.filter((m) => m.concurrency >= 4).map((m) => m.perSecond[admittedBy] / m.perSecond['hot-row']),
+      )
     : Number.NaN;
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   const bestCpu = best ? pipelineCpuMs(best) : Number.NaN;

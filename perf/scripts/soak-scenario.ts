@@ -118,8 +118,7 @@ export interface SoakEvidence {
   jobs: JobSeen[];
   /** Per job id: how many `published` phase lines said published true (a successful finish). */
   successLines: Record<string, number>;
-  /** Every `accepted` line: what the gate read under its lock. */
-  /** From the `accepted` lines; groupSize when the admission shared its transaction (lesson 13's groups). */
+  /** Every `accepted` line: what the gate read under its lock, and groupSize when the admission shared its transaction (lesson 13's groups). */
   admissions: { jobId: string; activeBefore: number; limit: number; groupSize?: number }[];
   /** The most queued + running jobs a 250 ms sampler saw in the table. */
   maxActiveSampled: number;
