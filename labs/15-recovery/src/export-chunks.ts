@@ -65,6 +65,27 @@ export function renderChunk(chunk: readonly unknown[], index: number, last: bool
   return `${index === 0 ? '[\n' : ',\n'}${body}${last ? '\n]\n' : ''}`;
 }
 
+/** The artifact directories this process has made: one `mkdir` per directory, not one per export. */
+const madeDirectories = new Set<string>();
+
+/**
+ * Opens the temp file, making its directory first if this process has not made it yet. A
+ * directory removed since (a test's cleanup, an operator) shows as ENOENT: made again, once.
+ */
+async function openTemporary(dir: string, temporary: string): Promise<FileHandle> {
+  if (!madeDirectories.has(dir)) {
+    await mkdir(dir, { recursive: true });
+    madeDirectories.add(dir);
+  }
+  try {
+    return await open(temporary, 'wx', 0o644);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(dir, { recursive: true });
+    return await open(temporary, 'wx', 0o644);
+  }
+}
+
 /** Why we must stop before the next chunk, or undefined to go on. The signal first: it is free. */
 async function stopReason(options: ChunkedWriteOptions): Promise<ChunkStopReason | undefined> {
   if (options.signal?.aborted) return 'aborted';
@@ -89,13 +110,12 @@ export async function writeArtifactInChunks(
   }
   // An empty snapshot is still one chunk (the "[]" file): it is checked once like any other.
   const chunks = rows.length === 0 ? [[]] : chunksOf(rows, options.chunkRows);
-  await mkdir(dir, { recursive: true });
   const target = join(dir, fileName);
   const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
   let handle: FileHandle | undefined;
   let written = 0;
   try {
-    handle = await open(temporary, 'wx', 0o644);
+    handle = await openTemporary(dir, temporary);
     for (const [index, chunk] of chunks.entries()) {
       await options.beforeChunk?.(index);
       const reason = await stopReason(options);

@@ -62,8 +62,10 @@ export interface StartRecoveryWorkerOptions {
   /** How long running deliveries may go on after close() before they are aborted. @defaultValue WORKER_SHUTDOWN_GRACE_MS */
   shutdownGraceMs?: number;
   connection?: RedisOptions;
-  /** One line per claim, per delivery and per signal. @defaultValue console.log */
+  /** The process's lines: a failed delivery, the signals and the grace. @defaultValue console.log */
   log?: (line: string) => void;
+  /** One line per claim, per delivery and per busy row put back (the drills read them). @defaultValue log */
+  logEachJob?: (line: string) => void;
   /** Lesson 16's observers of each delivery. */
   hooks?: DeliveryHooks;
 }
@@ -97,6 +99,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
   const { process: settings, timings, queueName } = options;
   const faults = options.faults ?? recoveryFaults();
   const log = options.log ?? console.log;
+  const logEachJob = options.logEachJob ?? log;
   const graceMs = options.shutdownGraceMs ?? WORKER_SHUTDOWN_GRACE_MS;
   const hooks: DeliveryHooks = options.hooks ?? {};
   const pool = await openJobsDatabase({ database: settings.database, settings: timings });
@@ -113,7 +116,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     parts: { claimOrWait: claimOfForm(timings.claimForm), finish: finishOfForm(timings.finishForm), ...options.parts },
     signal: signal ? AbortSignal.any([signal, shutdown.signal]) : shutdown.signal,
     onClaim: (claimed) => {
-      log(describeClaim(queueName, claimed, job.id));
+      logEachJob(describeClaim(queueName, claimed, job.id));
       hooks.claimed?.(job, claimed);
     },
   });
@@ -126,7 +129,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     if (!outcome.busy) return outcome;
     // The row is locked by someone who has not committed yet (a confirmation, another claim):
     // try again shortly. moveToDelayed + DelayedError does not count as a failed attempt.
-    log(
+    logEachJob(
       `${queueName} claim of job ${outcome.job_id} (BullMQ id ${job.id}) found its row busy: put back for ${timings.claimBusyRetryMs} ms`,
     );
     return putDeliveryBack(job, token ?? job.token, timings.claimBusyRetryMs);
@@ -141,7 +144,7 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
     ...settings,
     connection: options.connection,
   });
-  logWork(worker, queueName, log);
+  logWork(worker, queueName, log, logEachJob);
   if (hooks.failed) worker.on('failed', (job, err) => hooks.failed?.(job, err));
   try {
     await worker.waitUntilReady();
@@ -160,10 +163,12 @@ export async function startRecoveryWorker(options: StartRecoveryWorkerOptions): 
 
 const isTick = (result: RecoveryJobResult): result is TickOutcome => 'slotKey' in result;
 
-function logWork(worker: RecoveryWorker, queueName: string, log: (line: string) => void): void {
+type Log = (line: string) => void;
+
+function logWork(worker: RecoveryWorker, queueName: string, log: Log, logEachJob: Log): void {
   worker.on('completed', (job, result) => {
-    if (isTick(result)) log(`${queueName} ${describeTick(result)} (BullMQ id ${job.id})`);
-    else log(describeDelivery(queueName, result, job.id, job.stalledCounter));
+    if (isTick(result)) logEachJob(`${queueName} ${describeTick(result)} (BullMQ id ${job.id})`);
+    else logEachJob(describeDelivery(queueName, result, job.id, job.stalledCounter));
   });
   worker.on('failed', (job, err) => {
     // A busy claim put back is not a failure (BullMQ does not emit 'failed' for a DelayedError).

@@ -43,6 +43,8 @@ export interface RecoveryWorkerVariant {
   describe?: () => string;
   /** Lesson 16's observers of each delivery (its phase logs and trace context). */
   hooks?: DeliveryHooks;
+  /** Where the per-job lines go (lesson 16 drops them below LOG_LEVEL=info). @defaultValue console.log */
+  logEachJob?: (line: string) => void;
 }
 
 /** The process: options from the environment, one line per claim and delivery, a ready line. A fixture passes broken parts; lesson 16 its own lab. */
@@ -63,6 +65,7 @@ export async function runRecoveryWorker(variant: RecoveryWorkerVariant = {}): Pr
     shutdownGraceMs,
     parts: variant.parts,
     hooks: variant.hooks,
+    logEachJob: variant.logEachJob,
   });
   // lab-kit's own limit comes after ours: the grace, the abort, one chunk boundary, the pool.
   onShutdown(running.close, { graceMs: shutdownGraceMs + AFTER_ABORT_MS });

@@ -45,6 +45,15 @@ describe('writeArtifactInChunks', () => {
     expect((await readdir(dir)).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 
+  it('When the artifact folder is removed between two exports, Then the second makes it again and is written [test:chunks-folder-made-again]', async () => {
+    const folder = join(dir, 'artifacts');
+    const always = { chunkRows: 10, canContinue: async () => true };
+    expect(await writeArtifactInChunks(folder, 'a.json', rowsOf(1), always)).toMatchObject({ completed: true });
+    await rm(folder, { recursive: true });
+    expect(await writeArtifactInChunks(folder, 'b.json', rowsOf(1), always)).toMatchObject({ completed: true });
+    expect(await readdir(folder)).toEqual(['b.json']);
+  });
+
   it('When canContinue says no before the third chunk, Then two chunks were written, the export stops as lost-lease-or-cancelled and no file is left [test:chunks-stop-leaves-no-artifact]', async () => {
     let asked = 0;
     const result = await writeArtifactInChunks(dir, NAME, rowsOf(40), {

@@ -75,6 +75,11 @@ export interface PhaseLogger {
   error(record: PhaseErrorRecord): void;
   /** The underlying pino logger (redaction and the safe error serialiser apply to it too). */
   readonly pino: pino.Logger;
+  /**
+   * An earlier lesson's plain line about one job (lesson 15's "claimed job …"), printed as it is
+   * at `info` and below, dropped above it: LOG_LEVEL=warn keeps only warnings and errors.
+   */
+  plain(line: string): void;
 }
 
 export interface PhaseLoggerOptions {
@@ -227,6 +232,7 @@ export function createPhaseLogger(options: PhaseLoggerOptions): PhaseLogger {
   return {
     component,
     pino: logger,
+    plain: logger.isLevelEnabled('info') ? (line) => console.log(line) : () => {},
     phase: (record) => logger.info(phaseLine(record)),
     error: (record) => {
       const err = safeError(record.err);

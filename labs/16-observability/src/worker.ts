@@ -8,7 +8,7 @@
 //
 //   pnpm worker:fast
 //   LAB_FAULTS=before-claim:throw:once pnpm worker:fast     the first delivery fails before its claim
-//   LOG_LEVEL=silent pnpm worker:bulk                       lesson 15's lines only
+//   LOG_LEVEL=warn pnpm worker:bulk                         warnings and errors only (no per-job line)
 import { runMain } from '@tasks-lab/lab-kit';
 import {
   claimOfForm,
@@ -70,6 +70,7 @@ export async function runObservedWorker(variant: ObservedWorkerVariant = {}): Pr
     hooks: variant.adjustHooks ? variant.adjustHooks(hooks, logger) : hooks,
     parts: { claimOrWait: recordingFirstClaim(claimOfForm(timings.claimForm)), ...variant.parts },
     note: variant.note,
+    logEachJob: logger.plain,
   });
 }
 
