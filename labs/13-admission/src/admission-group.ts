@@ -8,8 +8,8 @@
 //
 //   BEGIN
 //   read the products of every admission in the group        one SELECT
-//   insert every job                                           one multi-row INSERT
-//   (each admission's own step: lesson 16's trace)             one statement each, if any
+//   insert every job (with a later lesson's columns)           one multi-row INSERT
+//   (each admission's own step: lesson 14's time slot)         one statement each, if any
 //   insert every outbox event                                  one multi-row INSERT
 //   lock the gate, read its counter                            the lock, once per group
 //   add the number admitted                                    once per group
@@ -48,7 +48,7 @@ import {
 } from '@tasks-lab/11-mysql-leases';
 import { defaultSubmitFaults, type SubmitFaults, type SubmitSteps } from '@tasks-lab/12-outbox';
 import { errorMessage } from '@tasks-lab/lab-kit';
-import { ENTER_GATE_GROUP, insertGroupEvents, insertGroupJobs } from './admission-queries.ts';
+import { ENTER_GATE_GROUP, insertGroupEvents, insertGroupJobs, type JobColumns } from './admission-queries.ts';
 import {
   AdmissionBusyError,
   CapacityExceededError,
@@ -69,6 +69,8 @@ export interface GroupMember {
   retryAfterSeconds: number;
   /** Lock-wait retries of the whole group, before its members are answered 503. */
   retries: number;
+  /** A later lesson's columns, written by the group's INSERT (a member without one of them gets NULL there). */
+  jobColumns?: JobColumns;
   afterJobInsert?: SubmitSteps['afterJobInsert'];
   faults?: SubmitFaults;
   /** The group met a lock conflict and will run again: attempt is the one that failed. */
@@ -240,15 +242,18 @@ export function countFitting(members: readonly GroupMember[], activeBefore: numb
 async function insertJobs(tx: PoolConnection, members: GroupMember[]): Promise<void> {
   const allIds = [...new Set(members.flatMap((member) => member.submission.ids))];
   const products = new Map((await readSnapshot(tx, allIds)).map((product) => [product.id, product]));
-  const values = members.flatMap(({ submission, clientId }) => [
+  const extra = [...new Set(members.flatMap((member) => Object.keys(member.jobColumns ?? {})))].sort();
+  const values = members.flatMap(({ submission, clientId, jobColumns }) => [
     submission.jobId,
     JSON.stringify(submission.ids.map((id) => products.get(id)!)),
     microseconds(submission.deadlineMs),
     submission.idempotencyKey ?? null,
     submission.idempotencyKey === undefined ? null : submission.digest,
     clientId ?? null,
+    ...extra.map((column) => jobColumns?.[column] ?? null),
   ]);
-  const [inserted] = await tx.query<ResultSetHeader>(insertGroupJobs(members.length), values);
+  const parameters = extra.length > 0 ? [extra, ...values] : values;
+  const [inserted] = await tx.query<ResultSetHeader>(insertGroupJobs(members.length, extra.length), parameters);
   if (inserted.affectedRows !== members.length)
     throw new Error(`inserting a group of ${members.length} jobs affected ${inserted.affectedRows} rows`);
   for (const member of members) {

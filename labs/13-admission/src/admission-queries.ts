@@ -157,14 +157,30 @@ export const rowsOf = (count: number, row: string): string => Array.from({ lengt
 
 /**
  * A group's jobs in one INSERT: lesson 11's INSERT_JOB for many rows at once, with lesson 13's
- * client (NULL for a request that named none). A key that is already taken fails the whole
- * statement (1062, the unique key): the group then runs alone, where the replay is found.
- * Affected rows: the group's size. Parameters, per job: [id, snapshot JSON, deadline in
- * microseconds, Idempotency-Key or NULL, request digest or NULL, clientId or NULL].
+ * client (NULL for a request that named none) and, when `extraColumns` is more than 0, the
+ * columns a later lesson writes with the job (a `??` identifier list, then one `?` per column
+ * in each row). A key that is already taken fails the whole statement (1062, the unique key):
+ * the group then runs alone, where the replay is found.
+ * Affected rows: the group's size. Parameters: [the extra column names, if any], then per job:
+ * [id, snapshot JSON, deadline in microseconds, Idempotency-Key or NULL, request digest or NULL,
+ * clientId or NULL, each extra column's value].
  */
-export const insertGroupJobs = (count: number): string => `
-  INSERT INTO export_jobs (id, snapshot, deadline_at, idempotency_key, request_digest, client_id)
-  VALUES ${rowsOf(count, '(?, ?, TIMESTAMPADD(MICROSECOND, ?, NOW(6)), ?, ?, ?)')}`;
+export const insertGroupJobs = (count: number, extraColumns = 0): string => `
+  INSERT INTO export_jobs (id, snapshot, deadline_at, idempotency_key, request_digest, client_id${extraColumns > 0 ? ', ??' : ''})
+  VALUES ${rowsOf(count, `(?, ?, TIMESTAMPADD(MICROSECOND, ?, NOW(6)), ?, ?, ?${', ?'.repeat(extraColumns)})`)}`;
+
+/** Columns a later lesson writes on an admission's job (lesson 16's trace): names from the code, never from input. */
+export type JobColumns = Readonly<Record<string, string | number | null>>;
+
+/**
+ * A later lesson's columns on an admission's new job, when it was admitted alone (a group writes
+ * them in its INSERT). `SET ?` takes an object: mysql2 writes each key as an escaped identifier
+ * and each value as a parameter. Affected rows: 1. Parameters: [{ column: value }, jobId].
+ */
+export const SET_JOB_COLUMNS = `
+  UPDATE export_jobs
+  SET ?
+  WHERE id = ?`;
 
 /** A group's outbox events in one INSERT (lesson 12's INSERT_EVENT, many rows). Parameters, per event: [id, jobId, queueName]. */
 export const insertGroupEvents = (count: number): string => `

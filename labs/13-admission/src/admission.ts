@@ -14,7 +14,7 @@
 //            back; it is run again from the top, a bounded number of times, then answered
 //            with 503 (never a 500). A 202 is sent only after a COMMIT: there is never a 202
 //            for a job that was rolled back.
-import type { Pool } from 'mysql2/promise';
+import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise';
 import { AppError } from '@tasks-lab/01-state-machine';
 import { checkSubmission, type Submission } from '@tasks-lab/11-mysql-leases';
 import {
@@ -32,6 +32,7 @@ import {
   unreachableOr,
 } from './errors.ts';
 import { AdmissionGroup, GroupSpoiled } from './admission-group.ts';
+import { SET_JOB_COLUMNS, type JobColumns } from './admission-queries.ts';
 import { gateSteps, type GateReading, type GateRules } from './gate.ts';
 import { COURSE_TIMINGS, ROUTES, type AdmissionOptionValues, type GateDesign, type RouteQueue } from './options.ts';
 
@@ -91,6 +92,11 @@ export interface AdmitOptions extends Omit<SubmitWithEventOptions, 'queueName' |
   queueName?: RouteQueue;
   /** A step between the job's insert and its event's, in the same transaction (lesson 14 inserts the time slot there). */
   afterJobInsert?: SubmitSteps['afterJobInsert'];
+  /**
+   * Columns a later lesson writes on the job (lesson 16's trace): in a group by the group's
+   * INSERT, at no extra statement; alone by one UPDATE of the new row, before afterJobInsert.
+   */
+  jobColumns?: JobColumns;
   /** The Client-Id header (checked here); none = 'anonymous'. */
   clientId?: string;
   /** A lock conflict that will be retried: attempt is the one that failed. */
@@ -158,7 +164,10 @@ async function admitAlone(pool: Pool, request: CheckedRequest): Promise<AdmitRes
     try {
       const steps = {
         ...gateSteps(rules.admissionGate as GateDesign, gateRules, clientId, (seen) => (reading = seen)),
-        afterJobInsert: options.afterJobInsert,
+        afterJobInsert: async (tx: PoolConnection, jobId: string) => {
+          await setJobColumns(tx, jobId, options.jobColumns);
+          await options.afterJobInsert?.(tx, jobId);
+        },
       };
       const result = await submitWithEvent(pool, productIds, { ...options, jobId: submission.jobId, queueName, steps });
       if (!result.created) return { ...result, queueName: await routeOfEvent(pool, result.eventId, queueName) };
@@ -179,6 +188,14 @@ async function admitAlone(pool: Pool, request: CheckedRequest): Promise<AdmitRes
       throw unreachableOr(err, rules.retryAfterSeconds);
     }
   }
+}
+
+/** A later lesson's columns on a job admitted alone: one UPDATE of the new row, in its transaction. */
+async function setJobColumns(tx: PoolConnection, jobId: string, columns: JobColumns | undefined): Promise<void> {
+  if (!columns || Object.keys(columns).length === 0) return;
+  const [updated] = await tx.query<ResultSetHeader>(SET_JOB_COLUMNS, [columns, jobId]);
+  if (updated.affectedRows !== 1)
+    throw new Error(`setting columns of job ${jobId} affected ${updated.affectedRows} rows`);
 }
 
 /** src/admission-group.ts's rules for who may share a transaction. */
@@ -211,6 +228,7 @@ async function admitInGroup(pool: Pool, request: CheckedRequest): Promise<AdmitR
     limit: rules.admissionLimit,
     retryAfterSeconds: rules.retryAfterSeconds,
     retries: rules.admissionRetries,
+    jobColumns: options.jobColumns,
     afterJobInsert: options.afterJobInsert,
     faults: options.faults,
     onRetry: options.onRetry,

@@ -14,6 +14,14 @@ let db: FreshDatabase;
 beforeAll(async () => {
   db = await freshDatabase('admissiongroup', { connectionLimit: 10 });
   await seedProducts(db.pool, 100);
+  // A later lesson's column (lesson 16 adds trace_parent), and a count of the UPDATEs of job
+  // rows (a trigger): this file's own database only, so no other test's statements count.
+  await db.pool.query('ALTER TABLE export_jobs ADD COLUMN later_note VARCHAR(40) NULL');
+  await db.pool.query('CREATE TABLE job_row_updates (n INT NOT NULL)');
+  await db.pool.query('INSERT INTO job_row_updates (n) VALUES (0)');
+  await db.pool.query(
+    'CREATE TRIGGER count_job_row_updates BEFORE UPDATE ON export_jobs FOR EACH ROW UPDATE job_row_updates SET n = n + 1',
+  );
 }, 60_000);
 afterAll(() => db?.drop());
 
@@ -27,6 +35,20 @@ const admittedOf = (settled: PromiseSettledResult<AdmitResult>[]) =>
 async function transactionsBegun(): Promise<number> {
   const [rows] = await db.pool.query<mysql.RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_begin'");
   return Number(rows[0]?.Value);
+}
+
+/** Job rows updated so far in this file's database (the trigger's count). */
+async function jobRowUpdates(): Promise<number> {
+  const [rows] = await db.pool.query<mysql.RowDataPacket[]>('SELECT n FROM job_row_updates');
+  return Number(rows[0]?.n);
+}
+
+/** Each job's later_note, by job id. */
+async function notesOf(jobIds: readonly string[]): Promise<Map<string, string | null>> {
+  const [rows] = await db.pool.query<mysql.RowDataPacket[]>('SELECT id, later_note FROM export_jobs WHERE id IN (?)', [
+    jobIds,
+  ]);
+  return new Map(rows.map((row) => [String(row.id), row.later_note === null ? null : String(row.later_note)]));
 }
 
 describe('group commit', () => {
@@ -103,5 +125,22 @@ describe('group commit', () => {
       counter: 16,
       active: 16,
     });
+  });
+
+  it("When requests carry a later lesson's job columns, Then a group writes each member's value in its INSERT (no job row updated) and an admission alone writes them with one UPDATE in its transaction [test:group-writes-job-columns]", async () => {
+    const before = await jobRowUpdates();
+    const grouped = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => admitExport(db.pool, [11], { jobColumns: { later_note: `grouped-${i}` } })),
+    );
+    expect(Math.max(...grouped.map((g) => g.admission!.group!.size))).toBeGreaterThan(1);
+    expect(await jobRowUpdates()).toBe(before);
+    const alone = await admitExport(db.pool, [11], {
+      rules: { admissionGroupMax: 1 },
+      jobColumns: { later_note: 'alone' },
+    });
+    expect(await jobRowUpdates()).toBe(before + 1);
+    const notes = await notesOf([...grouped.map((g) => g.jobId), alone.jobId]);
+    expect(grouped.map((g) => notes.get(g.jobId))).toEqual(grouped.map((_, i) => `grouped-${i}`));
+    expect(notes.get(alone.jobId)).toBe('alone');
   });
 });

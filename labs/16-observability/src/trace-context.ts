@@ -5,11 +5,10 @@
 // wrapper reads the trace from there. Every await inside the request sees the same store.
 //
 // The trace is written on the job row in the SAME transaction as the job and its event
-// (lesson 13's afterJobInsert step), so a job can never exist without it; the publisher sends
+// (lesson 13's jobColumns), so a job can never exist without it; the publisher sends
 // each of the job's events as a child span of it (src/traced-publisher.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestHandler } from 'express';
-import type { PoolConnection, ResultSetHeader } from 'mysql2/promise';
 import { admitExport, type AdmitOptions, type AdmitResult } from '@tasks-lab/13-admission';
 import type { Pool } from 'mysql2/promise';
 import { continueOrStart, formatTraceParent, type TraceParent } from './trace.ts';
@@ -35,16 +34,11 @@ export function traceContextMiddleware(): RequestHandler {
   };
 }
 
-/** Stamps the job row with the trace, inside the submission's transaction. Parameters: [traceparent, job id]. */
-export const STAMP_JOB_TRACE = `UPDATE export_jobs SET trace_parent = ? WHERE id = ?`;
-
-export async function stampJobTrace(tx: PoolConnection, jobId: string, trace: TraceParent): Promise<void> {
-  await tx.query<ResultSetHeader>(STAMP_JOB_TRACE, [formatTraceParent(trace), jobId]);
-}
-
 /**
- * Lesson 13's admitExport, with the current trace (or a new one) written on the job in the
- * same transaction. A step the caller passes (lesson 14's time slot) still runs, first.
+ * Lesson 13's admitExport, with the current trace (or a new one) written on the job's row by the
+ * job's own INSERT (lesson 13's jobColumns: a group's multi-row INSERT carries each member's
+ * trace; an admission alone sets it in its transaction). Either way it commits with the job, so
+ * a job can never exist without its trace.
  */
 export async function admitTraced(
   pool: Pool,
@@ -52,12 +46,8 @@ export async function admitTraced(
   options: AdmitOptions = {},
 ): Promise<AdmitResult> {
   const trace = currentTrace() ?? continueOrStart(undefined);
-  const callerStep = options.afterJobInsert;
   return admitExport(pool, productIds, {
     ...options,
-    afterJobInsert: async (tx, jobId) => {
-      await callerStep?.(tx, jobId);
-      await stampJobTrace(tx, jobId, trace);
-    },
+    jobColumns: { ...options.jobColumns, trace_parent: formatTraceParent(trace) },
   });
 }
