@@ -73,6 +73,11 @@ export type ClaimAttempt = { outcome: 'claimed'; job: ClaimedJob } | { outcome: 
 export interface ClaimOptions {
   leaseMs: number;
   maxAttempts: number;
+  /**
+   * The claim's UPDATE, with lesson 11's CLAIM's parameters: a later lesson's may set one more
+   * column in the same statement (lesson 16 records the job's first claim). @defaultValue CLAIM
+   */
+  claimStatement?: string;
 }
 
 /** A claim of one job id, the shape the lesson 15 workers (and the checks' broken variants) share. */
@@ -188,7 +193,7 @@ async function sendClaim(
   token: string,
   options: ClaimOptions,
 ): Promise<boolean> {
-  const [claimed] = await db.query<ResultSetHeader>(CLAIM, [
+  const [claimed] = await db.query<ResultSetHeader>(options.claimStatement ?? CLAIM, [
     token,
     microseconds(options.leaseMs),
     jobId,

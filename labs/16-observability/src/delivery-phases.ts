@@ -12,8 +12,9 @@
 //   stopped      canContinue said no, or the process is stopping: no artifact, no finish
 //   failed       the delivery threw (the error's type, code and short message only)
 //
-// Each claim won also records the job's first claim (src/latency.ts, recordingFirstClaim):
-// submit -> first claim is one of lesson 16's latency targets, and only the workers see claims.
+// Each claim also records the job's first claim, in the claim's own UPDATE (src/latency.ts,
+// recordingFirstClaim): submit -> first claim is one of lesson 16's latency targets, and only the
+// workers see claims.
 //
 // One phase line per step, as JSON on stdout (src/phase-log.ts), between lesson 15's own
 // lines, which stay (`export worker <pid> ready`, `… claimed job …`: the drills read them).

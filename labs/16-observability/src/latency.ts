@@ -16,12 +16,11 @@
 // computed here, in TypeScript: MariaDB 10.11 has PERCENTILE_CONT as a window function only and
 // MySQL 8.4 has none, so no percentile SQL runs on both.
 //
-// The first claim is written by the worker right after it (recordingFirstClaim, below): the
-// claim queries are lessons 11 and 15's, and a trigger would need SUPER on a MySQL with binary
-// logging. Its time is the claim's own instant, read back from the claim's lease, so a stamp that
-// runs a moment late is still exact. A worker killed between its claim and the stamp leaves none;
-// the next claim then stamps its own time (COALESCE keeps the first one recorded).
-import type { Pool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+// The first claim is written by the claim itself: lesson 16's workers claim with lesson 11's
+// CLAIM plus one more assignment (CLAIM_RECORDING_FIRST, below), so first_claimed_at is the
+// claim's own instant (the NOW(6) its lease is counted from), committed with the claim or not at
+// all. A later claim keeps the first (COALESCE).
+import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { isTerminal, JOB_STATES } from '@tasks-lab/01-state-machine';
 import { microseconds } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, FAST_QUEUE } from '@tasks-lab/13-admission';
@@ -35,45 +34,26 @@ const ACTIVE_STATES = JOB_STATES.filter((state) => !isTerminal(state));
 // ---- the first claim -------------------------------------------------------------
 
 /**
- * The job's first claim, at the instant of this claim (its lease's end minus the lease), only
- * while the row still carries this claim's token. An earlier claim's time is kept (COALESCE).
- * Affected rows: 1 (changed 1: recorded now; changed 0: an earlier claim was); 0: the token was
- * already replaced. Parameters: [leaseMicros, jobId, token].
+ * Lesson 11's CLAIM, word for word, with one more assignment: the job's first claim, at this
+ * claim's instant, unless an earlier claim recorded one (COALESCE). One statement: the claim and
+ * its record commit together, so no claim is left without it (a separate UPDATE after the claim
+ * cost a statement per export, and a worker killed between the two left none).
+ * test:claim-recording-first-is-lesson-11s compares it with CLAIM.
+ * Affected rows: 1 = claimed. Parameters: CLAIM's.
  */
-export const RECORD_FIRST_CLAIM = `
+export const CLAIM_RECORDING_FIRST = `
   UPDATE export_jobs
-  SET first_claimed_at = COALESCE(first_claimed_at, TIMESTAMPADD(MICROSECOND, -?, lease_until))
-  WHERE id = ? AND lease_token = ?`;
-
-export async function recordFirstClaim(pool: Pool, jobId: string, token: string, leaseMs: number): Promise<boolean> {
-  const [result] = await pool.query<ResultSetHeader>(RECORD_FIRST_CLAIM, [microseconds(leaseMs), jobId, token]);
-  return result.affectedRows === 1;
-}
+  SET status = 'running', attempts = attempts + 1, lease_token = ?,
+      lease_until = TIMESTAMPADD(MICROSECOND, ?, NOW(6)), error_code = NULL, updated_at = NOW(6),
+      first_claimed_at = COALESCE(first_claimed_at, NOW(6))
+  WHERE id = ? AND status IN (?) AND cancel_requested = FALSE
+    AND attempts < ? AND deadline_at > NOW(6) AND next_attempt_at <= NOW(6)`;
 
 type Claim = (pool: Pool, jobId: string, options: ClaimOptions) => Promise<ClaimAttempt>;
 
-/**
- * A claim that records the job's first claim once it won (lesson 16's workers use this one). A
- * stamp that fails is reported and the claim stands: a lost measurement must not cost an export.
- */
-export function recordingFirstClaim(
-  claim: Claim = claimInOneUpdate,
-  report: (line: string) => void = console.error,
-): Claim {
-  return async (pool, jobId, options) => {
-    const attempt = await claim(pool, jobId, options);
-    if (attempt.outcome === 'claimed') {
-      try {
-        await recordFirstClaim(pool, jobId, attempt.job.token, options.leaseMs);
-      } catch (err) {
-        const code = (err as { code?: unknown } | null)?.code;
-        report(
-          `job ${jobId}: its first claim was not recorded (${typeof code === 'string' ? code : 'error'}): the start latency will miss it`,
-        );
-      }
-    }
-    return attempt;
-  };
+/** A claim (lesson 15's, of either form) whose UPDATE also records the job's first claim: lesson 16's workers use it. */
+export function recordingFirstClaim(claim: Claim = claimInOneUpdate): Claim {
+  return (pool, jobId, options) => claim(pool, jobId, { ...options, claimStatement: CLAIM_RECORDING_FIRST });
 }
 
 // ---- the queries -----------------------------------------------------------------

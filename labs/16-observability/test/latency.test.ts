@@ -5,13 +5,14 @@
 // by named UPDATEs, never by waiting.
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { EXPIRE_LEASE, artifactName, seedProducts } from '@tasks-lab/11-mysql-leases';
+import { CLAIM, EXPIRE_LEASE, artifactName, seedProducts } from '@tasks-lab/11-mysql-leases';
 import { BULK_QUEUE, FAST_QUEUE, finishAndLeave } from '@tasks-lab/13-admission';
 import { claimOrWait, recoverBatch } from '@tasks-lab/15-recovery';
 import { recoveryBudgetSeconds } from '../src/matrix/budget.ts';
 import { MOVE_SUBMIT_AND_FIRST_CLAIM_BACK } from '../scripts/monitoring-scenarios.ts';
 import { withFreshDatabase } from '../src/database.ts';
 import {
+  CLAIM_RECORDING_FIRST,
   formatLatency,
   latencyVerdict,
   percentile,
@@ -111,6 +112,19 @@ describe('the first claim', () => {
       const [[second]] = await pool.query<RowDataPacket[]>(TIMES_OF_JOB, [micros(30), jobId]);
       expect(second?.first_claimed_at).toEqual(first?.first_claimed_at);
       expect((second!.claimed_at as Date).getTime()).toBeGreaterThan((first!.claimed_at as Date).getTime());
+    });
+  });
+
+  it("When the recording claim is read beside lesson 11's CLAIM, Then it is CLAIM word for word with the one assignment added, and the three-step form records the first claim too [test:claim-recording-first-is-lesson-11s]", async () => {
+    const words = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+    const added = ', first_claimed_at = COALESCE(first_claimed_at, NOW(6))';
+    expect(CLAIM_RECORDING_FIRST).toContain('first_claimed_at = COALESCE');
+    expect(words(CLAIM_RECORDING_FIRST).replace(added, '')).toBe(words(CLAIM));
+    await withFreshDatabase('latthree', async ({ pool }) => {
+      const { jobId } = await admitTraced(pool, [1]);
+      expect((await recordingFirstClaim(claimOrWait)(pool, jobId, LEASE)).outcome).toBe('claimed');
+      const [[row]] = await pool.query<RowDataPacket[]>(TIMES_OF_JOB, [micros(30), jobId]);
+      expect(row?.first_claimed_at).toEqual(row?.claimed_at);
     });
   });
 
