@@ -44,6 +44,14 @@ describe('traceparent', () => {
     expect(formatTraceParent(child)).toHaveLength(TRACEPARENT_LENGTH);
   });
 
+  it('When thousands of ids are made (the random pool refilled many times), Then every id is new and every traceparent valid [test:trace-ids-unique]', () => {
+    const traces = Array.from({ length: 3000 }, () => newTrace());
+    const spans = traces.map((trace) => childSpan(trace));
+    const ids = [...traces.flatMap((t) => [t.traceId, t.spanId]), ...spans.map((s) => s.spanId)];
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const span of spans) expect(parseTraceParent(formatTraceParent(span))).toEqual(span);
+  });
+
   it('When the incoming header is valid, Then the request continues its trace; when not, Then a new valid trace starts', () => {
     expect(continueOrStart(VALID).traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     const started = continueOrStart('garbage');
