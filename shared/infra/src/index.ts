@@ -8,6 +8,7 @@ export { nativeMysqlPid, nativeRedisPid } from './native.ts';
 export * from './migrations.ts';
 export * from './private-mysql.ts';
 export { findBinaries } from './binaries.ts';
+export { dockerEngineRuns } from './docker.ts';
 export * from './sql-client.ts';
 export * from './lab-state.ts';
 export * from './schema.ts';

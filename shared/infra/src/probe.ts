@@ -34,6 +34,9 @@ export async function probeRedis(port: number, password: string, host = '127.0.0
     password,
     lazyConnect: true,
     connectTimeout: 2000,
+    // A program that accepts the connection and never answers (not a Redis) would leave AUTH
+    // waiting for ever: every command, AUTH included, gives up after this.
+    commandTimeout: 2000,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     enableOfflineQueue: false,

@@ -33,7 +33,31 @@ async function occupy(port: number): Promise<void> {
   await new Promise<void>((resolve) => squatter!.listen(port, '127.0.0.1', () => resolve()));
 }
 
+/** Something that accepts connections and never says a word: no answer ever comes back. */
+async function occupySilently(port: number): Promise<void> {
+  squatter = createServer((socket) => {
+    squatterSockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => squatter!.listen(port, '127.0.0.1', () => resolve()));
+}
+
 describe('preflight', () => {
+  it('When a program holds the Redis port and never answers, Then it is reported port-taken within seconds instead of waiting for ever [test:probe-silent-port]', {
+    timeout: 20_000,
+  }, async () => {
+    const port = await freePort();
+    await occupySilently(port);
+    const started = performance.now();
+    const problems = await preflight(['redis'], {
+      mode: 'docker',
+      settings: { host: '127.0.0.1', redisPort: port, mysqlPort: await freePort() },
+      credentials,
+    });
+    expect(problems.map((p) => [p.service, p.code])).toEqual([['redis', 'port-taken']]);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+
   it('When another program holds the Redis port, Then it reports port-taken with the port and how to choose another', async () => {
     const port = await freePort();
     await occupy(port);

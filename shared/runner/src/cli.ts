@@ -13,10 +13,12 @@
 //   pnpm lab sql NN [-e "..."]  the lab's database in a client (credentials from a 0600 file)
 //   pnpm lab products NN COUNT  products 1 to COUNT exist in the lab's database
 //   pnpm lab schema NN [--write] the schema lab NN runs on (its migrations applied), or rewrite its schema.txt
+//   pnpm lab doctor             this machine's versions, services, ports and file events, in one pasteable block
 import { relative } from 'node:path';
 import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary, stopPresses } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
+import { examineMachine, formatDoctor } from './doctor.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
 import { formatRepeat, summariseRuns } from './repeat.ts';
@@ -46,7 +48,9 @@ const USAGE = `Usage:
   pnpm lab diff A B [--full]     show what lesson B changed relative to lesson A
   pnpm lab check-exercises       check every exercise fails untouched and every solution passes
   pnpm lab coverage [NN]         which course checklist items each lesson's checks and tests grade
-  pnpm lab coverage --write      also rewrite each lesson doc's coverage table from the data`;
+  pnpm lab coverage --write      also rewrite each lesson doc's coverage table from the data
+  pnpm lab doctor                this machine's Node, pnpm, services, ports and file events, in one
+                                 block to paste into a question (it holds no password)`;
 
 class UsageError extends Error {}
 
@@ -180,6 +184,11 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'help' || first === '--help' || first === '-h') {
     console.log(USAGE);
     return 0;
+  }
+  if (first === 'doctor') {
+    const lines = await examineMachine();
+    console.log(formatDoctor(lines));
+    return lines.every((line) => line.ok) ? 0 : 1;
   }
   if (first === 'check-exercises') {
     const results = await checkAllExercises();
