@@ -13,12 +13,14 @@
 //   pnpm lab sql NN [-e "..."]  the lab's database in a client (credentials from a 0600 file)
 //   pnpm lab products NN COUNT  products 1 to COUNT exist in the lab's database
 //   pnpm lab schema NN [--write] the schema lab NN runs on (its migrations applied), or rewrite its schema.txt
+//   pnpm lab next               the first lesson not passed yet: what to read, what to run
 //   pnpm lab doctor             this machine's versions, services, ports and file events, in one pasteable block
 import { relative } from 'node:path';
 import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary, stopPresses } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
 import { examineMachine, formatDoctor } from './doctor.ts';
+import { formatNext, formatProgress, readExerciseResult, readProgress, writeExerciseResult } from './progress.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
 import { formatRepeat, summariseRuns } from './repeat.ts';
@@ -31,7 +33,8 @@ import { NoSchemaError, schemaCommand } from './schema.ts';
 import { walkLesson } from './walk/index.ts';
 
 const USAGE = `Usage:
-  pnpm lab                       list the lessons and their status
+  pnpm lab                       list the lessons and their status, then your progress
+  pnpm lab next                  the first lesson not passed yet: what to read and what to run
   pnpm lab NN                    run lesson NN's checks (its verify script)
   pnpm lab NN --repeat N         run them N times; report checks whose outcome varies
   pnpm lab NN --hint             show the try-it-yourself hint
@@ -67,9 +70,12 @@ function listLessons(): number {
     const detail = result
       ? ` (${result.passed}/${result.passed + result.failed} checks, ${result.finishedAt.slice(0, 16).replace('T', ' ')} UTC)`
       : '';
-    console.log(`  ${lesson.number}  ${lesson.title.padEnd(64)} ${status}${detail}`);
+    const lab = findLab(lesson);
+    const solved = lab?.exercise ? `, exercise ${readExerciseResult(lab)?.passed ? 'solved' : 'not solved yet'}` : '';
+    console.log(`  ${lesson.number}  ${lesson.title.padEnd(64)} ${status}${detail}${solved}`);
   }
-  console.log('\nRun one with `pnpm lab 01`. `pnpm lab help` shows everything else.');
+  console.log(`\n${formatProgress(readProgress())}`);
+  console.log('\n`pnpm lab next` says what to do next. `pnpm lab help` shows everything else.');
   return 0;
 }
 
@@ -170,6 +176,7 @@ async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'):
   else console.log(`Grading ${where(info.file)} with ${where(info.test)}:\n`);
   const { exitCode } = await runExerciseTest(lab, flag === '--solution' ? 'solution' : 'student');
   if (flag === '--exercise') {
+    writeExerciseResult(lab, exitCode === 0);
     console.log(
       exitCode === 0 ? '✓ Your exercise passes.' : `✗ Not yet. A hint: pnpm -w lab ${lab.lesson.number} --hint`,
     );
@@ -183,6 +190,10 @@ async function main(argv: string[]): Promise<number> {
   if (!first || first === 'list') return listLessons();
   if (first === 'help' || first === '--help' || first === '-h') {
     console.log(USAGE);
+    return 0;
+  }
+  if (first === 'next') {
+    for (const line of formatNext(readProgress())) console.log(line);
     return 0;
   }
   if (first === 'doctor') {
