@@ -7,6 +7,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errorMessage } from './errors.ts';
 import { stopPresses } from './main.ts';
+import { declaredOptionNames } from './options.ts';
 import { SECOND } from './time.ts';
 
 export interface CheckOutcome {
@@ -121,6 +122,8 @@ export interface RunCheckOptions {
   cleanupGraceMs?: number;
   /** Stops the check from outside (verify got Ctrl-C): it is aborted and cleaned up like a timeout. */
   signal?: AbortSignal;
+  /** The command that reruns one check, printed under each failed check's line (runVerify's: rerunCommand). */
+  rerun?: (id: string) => string;
 }
 
 /** Why a check stopped early: its own time limit, or the caller's signal. */
@@ -194,10 +197,49 @@ export async function runChecks(
     const result = await runCheck(check, options);
     results.push(result);
     print(formatResult(result));
+    if (!result.ok && options.rerun) print(`    rerun: ${options.rerun(result.id)}`);
   }
   const passed = results.filter((r) => r.ok).length;
   return { results, passed, failed: results.length - passed };
 }
+
+/** The variables besides the options' own that change what a check does: fault points, the course's timings. */
+const RUN_SETTINGS = ['LAB_FAULTS', 'USE_COURSE_TIMINGS'];
+
+/** A value as a shell reads it back: bare when it is plain, else in single quotes. */
+const shellWord = (value: string): string =>
+  /^[A-Za-z0-9_./:,=@%+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * `LEASE_MS=1000 pnpm -w lab 15 --only <id>`: reruns one check with the settings this run had (every
+ * option variable and fault point set in the environment; none is a secret: passwords live in
+ * .env.tasks, never in an option).
+ */
+export function rerunCommand(lesson: string, id: string, env: NodeJS.ProcessEnv = process.env): string {
+  const names = [...new Set([...declaredOptionNames(), ...RUN_SETTINGS])].sort();
+  const settings = names.flatMap((name) => {
+    const value = env[name];
+    return value === undefined || value === '' ? [] : [`${name}=${shellWord(value)}`];
+  });
+  return [...settings, `pnpm -w lab ${lesson} --only ${id}`].join(' ');
+}
+
+/** The checks `--only` names (TASKS_LAB_ONLY: ids separated by commas), and the names that are no check's id. */
+export function selectChecks(checks: Check[], only: string | undefined): { selected: Check[]; unknown: string[] } {
+  if (only === undefined || only.trim() === '') return { selected: checks, unknown: [] };
+  const wanted = only
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  const ids = new Set(checks.map((check) => check.id));
+  return {
+    selected: checks.filter((check) => wanted.includes(check.id)),
+    unknown: wanted.filter((id) => !ids.has(id)),
+  };
+}
+
+/** Where a run of some checks only (`--only`) writes its outcome, apart from the whole lesson's. */
+export const ONLY_RESULT_FILE = '.lab-result.only.json';
 
 export interface VerifyOptions {
   /** Two-digit lesson number, e.g. "03". */
@@ -259,11 +301,32 @@ export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
   // (a loaded machine) would otherwise meet the default handler and kill the verify between its
   // summary and its result file, and `pnpm lab` would report a verify that never reported.
   try {
-    let report = await runChecks(options.checks, undefined, { signal: interrupted.signal });
-    const notRun = options.checks.length - report.results.length;
+    const only = process.env.TASKS_LAB_ONLY;
+    const { selected, unknown } = selectChecks(options.checks, only);
+    if (unknown.length > 0) {
+      console.log(
+        `No check of lesson ${options.lesson} has the id ${unknown.map((id) => `"${id}"`).join(', ')}. Its checks: ${options.checks.map((c) => c.id).join(', ')}`,
+      );
+      const report = { results: [], passed: 0, failed: 1 };
+      console.log(formatSummary(report));
+      writeFileSync(
+        join(resultDirOf(options), ONLY_RESULT_FILE),
+        `${JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2)}\n`,
+      );
+      process.exitCode = 1;
+      return report;
+    }
+    if (selected.length < options.checks.length)
+      console.log(
+        `Only ${selected.length} of ${options.checks.length} checks (--only): the lesson's status stays as its last whole run left it.`,
+      );
+    const rerun = (id: string) => rerunCommand(options.lesson, id);
+    let report = await runChecks(selected, undefined, { signal: interrupted.signal, rerun });
+    const notRun = selected.length - report.results.length;
     if (notRun > 0) report = { ...report, failed: report.failed + notRun };
     printSummary(options, report, notRun);
-    const file = join(resultDirOf(options), '.lab-result.json');
+    const whole = selected.length === options.checks.length;
+    const file = join(resultDirOf(options), whole ? '.lab-result.json' : ONLY_RESULT_FILE);
     writeFileSync(
       file,
       JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2) + '\n',

@@ -103,7 +103,14 @@ export interface OptionsDefinition<S extends Record<string, OptionSpec<unknown>>
   toEnv(values: Partial<Values<S>>): Record<string, string>;
 }
 
+/** Every environment variable a loaded options definition reads: a failed check's rerun command repeats the ones set. */
+const declaredNames = new Set<string>();
+
+/** The environment variables of every options definition loaded so far, sorted. */
+export const declaredOptionNames = (): string[] => [...declaredNames].sort();
+
 export function defineOptions<S extends Record<string, OptionSpec<unknown>>>(specs: S): OptionsDefinition<S> {
+  for (const spec of Object.values(specs)) declaredNames.add(spec.env);
   return {
     specs,
     defaults() {

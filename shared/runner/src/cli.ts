@@ -1,6 +1,7 @@
 // `pnpm lab`: the student's entry point to the course.
 //   pnpm lab                    list the 16 lessons with their status
 //   pnpm lab 03                 run lesson 03's verify (same as pnpm --filter @tasks-lab/03-... verify)
+//   pnpm lab 03 --only ID       run one check (each failed check prints the command, with its settings)
 //   pnpm lab 03 --repeat 10     run it 10 times and report checks whose outcome varies
 //   pnpm lab 03 --hint          the try-it-yourself hint
 //   pnpm lab 03 --exercise      grade your exercise/ file
@@ -36,6 +37,7 @@ const USAGE = `Usage:
   pnpm lab                       list the lessons and their status, then your progress
   pnpm lab next                  the first lesson not passed yet: what to read and what to run
   pnpm lab NN                    run lesson NN's checks (its verify script)
+  pnpm lab NN --only ID[,ID]     run only the checks with these ids (a failed check prints this command)
   pnpm lab NN --repeat N         run them N times; report checks whose outcome varies
   pnpm lab NN --hint             show the try-it-yourself hint
   pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
@@ -102,10 +104,10 @@ async function ensureServices(lab: Lab): Promise<boolean> {
   }
 }
 
-async function verify(lab: Lab): Promise<number> {
+async function verify(lab: Lab, only?: string): Promise<number> {
   if (!(await ensureServices(lab))) return 1;
-  console.log(`Running ${relative(REPO_ROOT, lab.dir)}/scripts/verify.ts\n`);
-  const { exitCode, result, output } = await runVerifyOnce(lab);
+  console.log(`Running ${relative(REPO_ROOT, lab.dir)}/scripts/verify.ts${only ? ` --only ${only}` : ''}\n`);
+  const { exitCode, result, output } = await runVerifyOnce(lab, { only });
   if (!result) console.log(`\nThe verify script stopped before reporting (exit code ${exitCode}).\n0 passed, 1 failed`);
   // Lessons 08+ handle generated passwords: none may ever appear in what a student sees.
   const leaks = countLeakedSecrets(output);
@@ -250,6 +252,11 @@ async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(times) || times < 2 || times > 100)
       throw new UsageError('--repeat takes a whole number from 2 to 100.');
     return repeat(lab, times);
+  }
+  if (flag === '--only') {
+    if (!value || value.startsWith('--'))
+      throw new UsageError('--only takes a check id (or several, separated by commas).');
+    return verify(lab, value);
   }
   if (flag === '--hint' || flag === '--exercise' || flag === '--solution') return exercise(lab, flag);
   if (flag === '--reset') return resetLab(lab, { yes: rest.includes('--yes') });

@@ -57,9 +57,9 @@ export function findLab(lesson: Lesson, labsDir = LABS_DIR): Lab | undefined {
 export const resultPath = (lab: Lab) => join(process.env.TASKS_LAB_RESULT_DIR ?? lab.dir, '.lab-result.json');
 
 /** The last verify outcome, remembered in the lab folder (git-ignored). */
-export function readResult(lab: Lab): LabResult | undefined {
+export function readResult(lab: Lab, file = resultPath(lab)): LabResult | undefined {
   try {
-    return JSON.parse(readFileSync(resultPath(lab), 'utf8')) as LabResult;
+    return JSON.parse(readFileSync(file, 'utf8')) as LabResult;
   } catch {
     return undefined;
   }

@@ -1,7 +1,8 @@
 // Running a lab's scripts as real child processes, with the lab folder as cwd.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ONLY_RESULT_FILE } from '@tasks-lab/lab-kit';
 import { readResult, resultPath, type Lab, type LabResult } from './labs.ts';
 
 const tsxLoader = import.meta.resolve('tsx');
@@ -56,11 +57,14 @@ export function runNode(
  */
 export async function runVerifyOnce(
   lab: Lab,
-  options: { quiet?: boolean } = {},
+  options: { quiet?: boolean; only?: string } = {},
 ): Promise<RunOutcome & { result?: LabResult }> {
-  rmSync(resultPath(lab), { force: true });
-  const outcome = await runNode(lab, ['--import', tsxLoader, 'scripts/verify.ts'], options);
-  return { ...outcome, result: readResult(lab) };
+  // `--only`: some checks, whose outcome goes to a file of its own; the lesson's own result stays.
+  const file = options.only ? join(dirname(resultPath(lab)), ONLY_RESULT_FILE) : resultPath(lab);
+  rmSync(file, { force: true });
+  const env = options.only ? { TASKS_LAB_ONLY: options.only } : undefined;
+  const outcome = await runNode(lab, ['--import', tsxLoader, 'scripts/verify.ts'], { quiet: options.quiet, env });
+  return { ...outcome, result: readResult(lab, file) };
 }
 
 /** Runs the exercise test against the student's file or the reference solution. */
