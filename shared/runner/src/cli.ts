@@ -24,7 +24,7 @@ import { examineMachine, formatDoctor } from './doctor.ts';
 import { formatNext, formatProgress, readExerciseResult, readProgress, writeExerciseResult } from './progress.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
-import { formatRepeat, summariseRuns } from './repeat.ts';
+import { formatRepeat, rerunCommands, summariseRuns } from './repeat.ts';
 import { runExerciseTest, runVerifyOnce } from './run.ts';
 import { checkAllExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
@@ -39,6 +39,7 @@ const USAGE = `Usage:
   pnpm lab NN                    run lesson NN's checks (its verify script)
   pnpm lab NN --only ID[,ID]     run only the checks with these ids (a failed check prints this command)
   pnpm lab NN --repeat N         run them N times; report checks whose outcome varies
+                                 (--only ID --repeat N: that check alone, N times)
   pnpm lab NN --hint             show the try-it-yourself hint
   pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
   pnpm lab NN --solution         show the reference answer's path and grade it
@@ -115,21 +116,24 @@ async function verify(lab: Lab, only?: string): Promise<number> {
   return result && result.failed === 0 && exitCode === 0 && leaks === 0 ? 0 : 1;
 }
 
-async function repeat(lab: Lab, times: number): Promise<number> {
+async function repeat(lab: Lab, times: number, only?: string): Promise<number> {
   if (!(await ensureServices(lab))) return 1;
-  console.log(`Running lesson ${lab.lesson.number}'s checks ${times} times to find any whose outcome varies.`);
+  const which = only ? `check(s) ${only}` : 'checks';
+  console.log(`Running lesson ${lab.lesson.number}'s ${which} ${times} times to find any whose outcome varies.`);
   const reports = [];
+  const reruns = new Map<string, string>();
   let leaks = 0;
   for (let run = 1; run <= times; run++) {
-    const { exitCode, result, output } = await runVerifyOnce(lab, { quiet: true });
+    const { exitCode, result, output } = await runVerifyOnce(lab, { quiet: true, only });
     leaks += countLeakedSecrets(output);
+    for (const [id, command] of rerunCommands(output)) reruns.set(id, command);
     const line = result ? formatSummary(result) : `crashed before reporting (exit code ${exitCode})`;
     console.log(`  run ${run}/${times}: ${line}`);
     reports.push(result ?? { results: [], passed: 0, failed: 1 });
   }
   const summary = summariseRuns(reports);
   console.log('');
-  for (const line of formatRepeat(summary)) console.log(line);
+  for (const line of formatRepeat(summary, reruns)) console.log(line);
   const crashed = reports.filter((r) => r.results.length === 0).length;
   console.log(
     `\n${summary.stablePassing.length} stable, ${summary.varying.length} varying, ${summary.stableFailing.length} always failing` +
@@ -184,6 +188,16 @@ async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'):
     );
   }
   return exitCode === 0 ? 0 : 1;
+}
+
+/** `--only ID[,ID]` anywhere after the lesson number, or undefined. */
+function onlyOption(args: string[]): string | undefined {
+  const at = args.indexOf('--only');
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (!value || value.startsWith('--'))
+    throw new UsageError('--only takes a check id (or several, separated by commas).');
+  return value;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -246,18 +260,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const lab = requireLab(first);
   if (rest.length === 0) return verify(lab);
+  const only = onlyOption(rest);
   const [flag, value] = rest;
-  if (flag === '--repeat') {
-    const times = Number(value);
+  if (flag === '--repeat' || (flag === '--only' && rest[2] === '--repeat')) {
+    const times = Number(flag === '--repeat' ? value : rest[3]);
     if (!Number.isInteger(times) || times < 2 || times > 100)
       throw new UsageError('--repeat takes a whole number from 2 to 100.');
-    return repeat(lab, times);
+    return repeat(lab, times, only);
   }
-  if (flag === '--only') {
-    if (!value || value.startsWith('--'))
-      throw new UsageError('--only takes a check id (or several, separated by commas).');
-    return verify(lab, value);
-  }
+  if (flag === '--only') return verify(lab, only);
   if (flag === '--hint' || flag === '--exercise' || flag === '--solution') return exercise(lab, flag);
   if (flag === '--reset') return resetLab(lab, { yes: rest.includes('--yes') });
   if (flag === '--walk') return walk(lab, rest.includes('--keep-going'));

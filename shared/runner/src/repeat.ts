@@ -44,18 +44,32 @@ export function summariseRuns(reports: CheckReport[]): RepeatSummary {
   };
 }
 
-export function formatRepeat(summary: RepeatSummary): string[] {
+/** The `rerun:` lines a verify printed under its failed checks, by check id (the command, with the run's settings). */
+export function rerunCommands(output: string): Map<string, string> {
+  const commands = new Map<string, string>();
+  for (const match of output.matchAll(/^ {4}rerun: (.* --only (\S+))$/gm)) commands.set(match[2]!, match[1]!);
+  return commands;
+}
+
+/** One line per check, the varying first; under a varying or failing check, the command that reruns it (from `reruns`). */
+export function formatRepeat(summary: RepeatSummary, reruns: ReadonlyMap<string, string> = new Map()): string[] {
   const lines: string[] = [];
+  const rerun = (id: string) => {
+    const command = reruns.get(id);
+    if (command) lines.push(`    rerun: ${command} (add --repeat ${summary.runs} to repeat it alone)`);
+  };
   for (const check of summary.varying) {
     lines.push(
       `~ VARIES  ${check.name} [${check.id}] — passed ${check.passes}/${summary.runs}, failed ${check.failures}/${summary.runs}` +
         (check.failedObservation ? `; a failing run observed: ${check.failedObservation}` : ''),
     );
+    rerun(check.id);
   }
   for (const check of summary.stableFailing) {
     lines.push(
       `✗ FAIL    ${check.name} [${check.id}] — failed in all ${summary.runs} runs; observed: ${check.failedObservation}`,
     );
+    rerun(check.id);
   }
   for (const check of summary.stablePassing) {
     lines.push(`✓ stable  ${check.name} [${check.id}] — passed in all ${summary.runs} runs`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '@tasks-lab/lab-kit';
-import { summariseRuns } from '../src/repeat.ts';
+import { formatRepeat, rerunCommands, summariseRuns } from '../src/repeat.ts';
 
 const report = (outcomes: Record<string, boolean>): CheckReport => {
   const results = Object.entries(outcomes).map(([name, ok]) => ({
@@ -40,5 +40,22 @@ describe('summariseRuns matches runs by check id', () => {
     const reworded = { ...second, results: second.results.map((r) => ({ ...r, name: 'new wording' })) };
     const summary = summariseRuns([first, reworded]);
     expect(summary.varying.map((c) => c.id)).toEqual(['steady']);
+  });
+
+  it('When a check varied, Then its line is followed by the rerun command a failing run printed, with that run settings [test:repeat-prints-rerun]', () => {
+    const output = [
+      '✗ FAIL  the flaky check [flaky] — observed: broken',
+      '    rerun: LAB_FAULTS=before-claim:throw:once pnpm -w lab 15 --only flaky',
+      '✓ pass  the steady check [steady] — observed: fine',
+    ].join('\n');
+    const reruns = rerunCommands(output);
+    expect([...reruns]).toEqual([['flaky', 'LAB_FAULTS=before-claim:throw:once pnpm -w lab 15 --only flaky']]);
+    const summary = summariseRuns([report({ flaky: false, steady: true }), report({ flaky: true, steady: true })]);
+    const lines = formatRepeat(summary, reruns);
+    const at = lines.findIndex((line) => line.startsWith('~ VARIES') && line.includes('[flaky]'));
+    expect(lines[at + 1]).toBe(
+      '    rerun: LAB_FAULTS=before-claim:throw:once pnpm -w lab 15 --only flaky (add --repeat 2 to repeat it alone)',
+    );
+    expect(lines.some((line) => line.includes('--only steady'))).toBe(false);
   });
 });
