@@ -7,7 +7,7 @@
 //   pnpm lab 03 --exercise      grade your exercise/ file
 //   pnpm lab 03 --solution      where the reference answer is, graded the same way
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
-//   pnpm lab check-exercises    every untouched exercise fails, every solution passes
+//   pnpm lab check-exercises    every untouched exercise fails, every solution passes (--repeat N: N rounds)
 //   pnpm lab coverage [NN] [--write]  which course checklist items the checks and tests grade
 //   pnpm lab NN --walk          run the lesson doc's own steps, as a student types them
 //   pnpm lab NN --reset [--yes] return the lab to its fresh state
@@ -26,7 +26,7 @@ import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
 import { formatRepeat, rerunCommands, summariseRuns } from './repeat.ts';
 import { runExerciseTest, runVerifyOnce } from './run.ts';
-import { checkAllExercises } from './exercises.ts';
+import { checkAllExercises, labsWithExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
 import { addProducts, LabDatabaseError, openSqlClient } from './lab-database.ts';
 import { resetLab } from './reset.ts';
@@ -53,6 +53,7 @@ const USAGE = `Usage:
                                  applied to an empty database), or rewrite labs/NN-*/migrations/schema.txt
   pnpm lab diff A B [--full]     show what lesson B changed relative to lesson A
   pnpm lab check-exercises       check every exercise fails untouched and every solution passes
+  pnpm lab check-exercises [NN] --repeat N   N rounds (of lesson NN's only): report any grade that varies
   pnpm lab coverage [NN]         which course checklist items each lesson's checks and tests grade
   pnpm lab coverage --write      also rewrite each lesson doc's coverage table from the data
   pnpm lab doctor                this machine's Node, pnpm, services, ports and file events, in one
@@ -190,6 +191,44 @@ async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'):
   return exitCode === 0 ? 0 : 1;
 }
 
+/**
+ * `pnpm lab check-exercises [NN] [--repeat N]`: every exercise (or lesson NN's) untouched fails and
+ * its solution passes; with --repeat, N rounds and the checks whose outcome varied between them
+ * (an exercise whose grading involves a race must give the same grade every time).
+ */
+async function checkExercises(args: string[]): Promise<number> {
+  const at = args.indexOf('--repeat');
+  const [number] = args.filter((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1));
+  const labs = number ? [requireLab(number)] : labsWithExercises();
+  if (number && !labs[0]?.exercise) throw new UsageError(`Lesson ${number} has no exercise.`);
+  if (at < 0) {
+    const results = await checkAllExercises(undefined, labs);
+    const passed = results.filter((r) => r.ok).length;
+    console.log(formatSummary({ passed, failed: results.length - passed }));
+    return passed === results.length ? 0 : 1;
+  }
+  const times = Number(args[at + 1]);
+  if (!Number.isInteger(times) || times < 2 || times > 100)
+    throw new UsageError('--repeat takes a whole number from 2 to 100.');
+  console.log(`Checking ${labs.length} exercise(s) ${times} times to find any whose grade varies.`);
+  const reports = [];
+  for (let run = 1; run <= times; run++) {
+    const results = await checkAllExercises(() => {}, labs);
+    const passed = results.filter((r) => r.ok).length;
+    reports.push({ results, passed, failed: results.length - passed });
+    console.log(`  run ${run}/${times}: ${formatSummary({ passed, failed: results.length - passed })}`);
+  }
+  const summary = summariseRuns(reports);
+  console.log('');
+  for (const line of formatRepeat(summary)) console.log(line);
+  const bad = summary.varying.length + summary.stableFailing.length;
+  console.log(
+    `\n${summary.stablePassing.length} stable, ${summary.varying.length} varying, ${summary.stableFailing.length} always failing`,
+  );
+  console.log(formatSummary({ passed: summary.stablePassing.length, failed: bad }));
+  return bad === 0 ? 0 : 1;
+}
+
 /** `--only ID[,ID]` anywhere after the lesson number, or undefined. */
 function onlyOption(args: string[]): string | undefined {
   const at = args.indexOf('--only');
@@ -217,12 +256,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(formatDoctor(lines));
     return lines.every((line) => line.ok) ? 0 : 1;
   }
-  if (first === 'check-exercises') {
-    const results = await checkAllExercises();
-    const passed = results.filter((r) => r.ok).length;
-    console.log(formatSummary({ passed, failed: results.length - passed }));
-    return passed === results.length ? 0 : 1;
-  }
+  if (first === 'check-exercises') return checkExercises(rest);
   if (first === 'coverage') {
     const only = rest.find((x) => !x.startsWith('--'));
     const labs = only
