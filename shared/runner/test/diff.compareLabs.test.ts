@@ -46,6 +46,8 @@ describe('compareLabs', () => {
       'tsconfig.json': '{}\n',
       '.lab-result.json': '{}',
       '.walk-result.json': '{}',
+      '.exercise-result.json': '{}',
+      '.lab-result.only.json': '{}',
       'node_modules/x/index.js': 'x',
     });
     expect(compareLabs(before, after)).toEqual({
