@@ -5,7 +5,7 @@
 //   pnpm lab 03 --repeat 10     run it 10 times and report checks whose outcome varies
 //   pnpm lab 03 --hint          the try-it-yourself hint
 //   pnpm lab 03 --exercise      grade your exercise/ file
-//   pnpm lab 03 --solution      where the reference answer is, graded the same way
+//   pnpm lab 03 --solution      where the reference answer is, graded the same way (once the exercise passed, or --force)
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
 //   pnpm lab check-exercises    every untouched exercise fails, every solution passes (--repeat N: N rounds)
 //   pnpm lab coverage [NN] [--write]  which course checklist items the checks and tests grade
@@ -21,7 +21,15 @@ import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary, stopPresses } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
 import { examineMachine, formatDoctor } from './doctor.ts';
-import { formatNext, formatProgress, readExerciseResult, readProgress, writeExerciseResult } from './progress.ts';
+import {
+  formatNext,
+  formatProgress,
+  readExerciseResult,
+  readProgress,
+  solutionNudge,
+  solutionNudgeOn,
+  writeExerciseResult,
+} from './progress.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
 import { formatRepeat, rerunCommands, summariseRuns } from './repeat.ts';
@@ -42,7 +50,8 @@ const USAGE = `Usage:
                                  (--only ID --repeat N: that check alone, N times)
   pnpm lab NN --hint             show the try-it-yourself hint
   pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
-  pnpm lab NN --solution         show the reference answer's path and grade it
+  pnpm lab NN --solution         show the reference answer's path and grade it, once your exercise
+                                 passes (--force: now)
   pnpm lab NN --walk             run lesson NN's doc step by step, as a student types it
                                  (--keep-going: on past a failed step)
   pnpm lab NN --reset [--yes]    return lesson NN's lab to its fresh state (database, Redis keys, files)
@@ -166,9 +175,13 @@ async function walk(lab: Lab, keepGoing: boolean): Promise<number> {
   }
 }
 
-async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution'): Promise<number> {
+async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution', force = false): Promise<number> {
   const info = lab.exercise;
   if (!info) throw new UsageError(`Lesson ${lab.lesson.number} has no try-it-yourself exercise.`);
+  if (flag === '--solution' && !force && solutionNudgeOn() && !readExerciseResult(lab)?.passed) {
+    for (const line of solutionNudge(lab.lesson.number)) console.log(line);
+    return 0;
+  }
   // Relative to where the student typed the command: `pnpm -w` runs us at the root, and pnpm
   // says in INIT_CWD which folder the command was typed in (the lab folder, in the docs).
   const where = (file: string) => relative(process.env.INIT_CWD ?? process.cwd(), `${lab.dir}/${file}`);
@@ -303,7 +316,8 @@ async function main(argv: string[]): Promise<number> {
     return repeat(lab, times, only);
   }
   if (flag === '--only') return verify(lab, only);
-  if (flag === '--hint' || flag === '--exercise' || flag === '--solution') return exercise(lab, flag);
+  if (flag === '--hint' || flag === '--exercise' || flag === '--solution')
+    return exercise(lab, flag, rest.includes('--force'));
   if (flag === '--reset') return resetLab(lab, { yes: rest.includes('--yes') });
   if (flag === '--walk') return walk(lab, rest.includes('--keep-going'));
   throw new UsageError(`Unknown option "${flag}".`);

@@ -91,3 +91,26 @@ export function formatNext(lessons: readonly LessonProgress[]): string[] {
   }
   return [...lines, formatProgress(lessons)];
 }
+
+/**
+ * Whether `--solution` waits for the student's own exercise to pass (a nudge, not a lock: `--force`
+ * shows it anyway). An instructor turns it off for a class in the root package.json
+ * (`"tasks-lab": { "solutionNudge": false }`); TASKS_LAB_SOLUTION_NUDGE=off turns it off for one
+ * machine. @defaultValue on
+ */
+export function solutionNudgeOn(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.TASKS_LAB_SOLUTION_NUDGE === 'off') return false;
+  if (env.TASKS_LAB_SOLUTION_NUDGE === 'on') return true;
+  const root = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    'tasks-lab'?: { solutionNudge?: boolean };
+  };
+  return root['tasks-lab']?.solutionNudge !== false;
+}
+
+/** What `--solution` says while the student's own exercise has not passed. */
+export const solutionNudge = (lesson: string): string[] => [
+  `Your exercise for lesson ${lesson} has not passed yet: the reference answer is more use once you have tried.`,
+  `  pnpm -w lab ${lesson} --hint        a hint`,
+  `  pnpm -w lab ${lesson} --exercise    grade your answer (once it passes, --solution shows the reference)`,
+  `  pnpm -w lab ${lesson} --solution --force   the reference answer now`,
+];
