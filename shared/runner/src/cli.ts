@@ -14,12 +14,14 @@
 //   pnpm lab sql NN [-e "..."]  the lab's database in a client (credentials from a 0600 file)
 //   pnpm lab products NN COUNT  products 1 to COUNT exist in the lab's database
 //   pnpm lab schema NN [--write] the schema lab NN runs on (its migrations applied), or rewrite its schema.txt
+//   pnpm lab report [--json|--csv]  every check's, exercise's and walk's last outcome, for an instructor
 //   pnpm lab next               the first lesson not passed yet: what to read, what to run
 //   pnpm lab doctor             this machine's versions, services, ports and file events, in one pasteable block
 import { relative } from 'node:path';
 import { InfraError, countLeakedSecrets, ensureInfra } from '@tasks-lab/infra';
 import { formatSummary, stopPresses } from '@tasks-lab/lab-kit';
 import { renderDiff } from './diff.ts';
+import { formatCsv, formatTable, REPORT_FIELDS, reportRows, writeRepeatRecord } from './report.ts';
 import { examineMachine, formatDoctor } from './doctor.ts';
 import {
   formatNext,
@@ -44,6 +46,8 @@ import { walkLesson } from './walk/index.ts';
 const USAGE = `Usage:
   pnpm lab                       list the lessons and their status, then your progress
   pnpm lab next                  the first lesson not passed yet: what to read and what to run
+  pnpm lab report [--json|--csv] per lesson, every check's, exercise's and walk's last outcome, its
+                                 time, and how often a check flipped over --repeat runs
   pnpm lab NN                    run lesson NN's checks (its verify script)
   pnpm lab NN --only ID[,ID]     run only the checks with these ids (a failed check prints this command)
   pnpm lab NN --repeat N         run them N times; report checks whose outcome varies
@@ -142,6 +146,7 @@ async function repeat(lab: Lab, times: number, only?: string): Promise<number> {
     reports.push(result ?? { results: [], passed: 0, failed: 1 });
   }
   const summary = summariseRuns(reports);
+  writeRepeatRecord(lab, summary);
   console.log('');
   for (const line of formatRepeat(summary, reruns)) console.log(line);
   const crashed = reports.filter((r) => r.results.length === 0).length;
@@ -258,6 +263,13 @@ async function main(argv: string[]): Promise<number> {
   if (!first || first === 'list') return listLessons();
   if (first === 'help' || first === '--help' || first === '-h') {
     console.log(USAGE);
+    return 0;
+  }
+  if (first === 'report') {
+    const rows = reportRows();
+    if (rest.includes('--json')) console.log(JSON.stringify({ fields: REPORT_FIELDS, rows }, null, 2));
+    else if (rest.includes('--csv')) console.log(formatCsv(rows));
+    else for (const line of formatTable(rows)) console.log(line);
     return 0;
   }
   if (first === 'next') {

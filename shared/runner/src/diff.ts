@@ -21,7 +21,8 @@ import { plural } from '@tasks-lab/lab-kit';
 import { type Lab, REPO_ROOT } from './labs.ts';
 
 const IGNORED = new Set(['node_modules', '.turbo', 'artifacts', 'bench-results', 'evidence', 'dist', 'coverage']);
-const IGNORED_FILES = /^\.(lab-result|lab-result\.only|exercise-result|walk-result|vitest-result|earlier-labs)\.json$|\.log$/;
+const IGNORED_FILES =
+  /^\.(lab-result|lab-result\.only|exercise-result|repeat-result|walk-result|vitest-result|earlier-labs)\.json$|\.log$/;
 
 export function listFiles(dir: string, base = dir): string[] {
   const files: string[] = [];
