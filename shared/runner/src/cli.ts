@@ -15,6 +15,7 @@
 //   pnpm lab products NN COUNT  products 1 to COUNT exist in the lab's database
 //   pnpm lab schema NN [--write] the schema lab NN runs on (its migrations applied), or rewrite its schema.txt
 //   pnpm lab report [--json|--csv]  every check's, exercise's and walk's last outcome, for an instructor
+//   pnpm lab watch [NN] [--poll]  re-grade lesson NN's exercise on every save (default: the first unsolved)
 //   pnpm lab next               the first lesson not passed yet: what to read, what to run
 //   pnpm lab doctor             this machine's versions, services, ports and file events, in one pasteable block
 import { relative } from 'node:path';
@@ -42,10 +43,13 @@ import { addProducts, LabDatabaseError, openSqlClient } from './lab-database.ts'
 import { resetLab } from './reset.ts';
 import { NoSchemaError, schemaCommand } from './schema.ts';
 import { walkLesson } from './walk/index.ts';
+import { firstUnsolvedExercise, watchExercise } from './watch.ts';
 
 const USAGE = `Usage:
   pnpm lab                       list the lessons and their status, then your progress
   pnpm lab next                  the first lesson not passed yet: what to read and what to run
+  pnpm lab watch [NN] [--poll]   grade lesson NN's exercise (default: the first unsolved) on every save;
+                                 polls where file events do not arrive (--poll: always)
   pnpm lab report [--json|--csv] per lesson, every check's, exercise's and walk's last outcome, its
                                  time, and how often a check flipped over --repeat runs
   pnpm lab NN                    run lesson NN's checks (its verify script)
@@ -263,6 +267,26 @@ async function main(argv: string[]): Promise<number> {
   if (!first || first === 'list') return listLessons();
   if (first === 'help' || first === '--help' || first === '-h') {
     console.log(USAGE);
+    return 0;
+  }
+  if (first === 'watch') {
+    const [number] = rest.filter((arg) => !arg.startsWith('--'));
+    const lab = number ? requireLab(number) : firstUnsolvedExercise();
+    if (!lab) {
+      console.log('Every exercise is solved. `pnpm lab watch NN` watches lesson NN again.');
+      return 0;
+    }
+    if (!lab.exercise) throw new UsageError(`Lesson ${lab.lesson.number} has no exercise to watch.`);
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      await watchExercise(lab, { signal: stop.signal, poll: rest.includes('--poll') ? true : undefined });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
     return 0;
   }
   if (first === 'report') {
