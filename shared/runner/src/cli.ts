@@ -3,7 +3,7 @@
 //   pnpm lab 03                 run lesson 03's verify (same as pnpm --filter @tasks-lab/03-... verify)
 //   pnpm lab 03 --only ID       run one check (each failed check prints the command, with its settings)
 //   pnpm lab 03 --repeat 10     run it 10 times and report checks whose outcome varies
-//   pnpm lab 03 --hint          the try-it-yourself hint
+//   pnpm lab 03 --hint          a first nudge for the exercise; --hint 2 the closer hint
 //   pnpm lab 03 --exercise      grade your exercise/ file
 //   pnpm lab 03 --solution      where the reference answer is, graded the same way (once the exercise passed, or --force)
 //   pnpm lab diff 11 12 [--full]  what lesson 12 changed relative to lesson 11
@@ -56,7 +56,7 @@ const USAGE = `Usage:
   pnpm lab NN --only ID[,ID]     run only the checks with these ids (a failed check prints this command)
   pnpm lab NN --repeat N         run them N times; report checks whose outcome varies
                                  (--only ID --repeat N: that check alone, N times)
-  pnpm lab NN --hint             show the try-it-yourself hint
+  pnpm lab NN --hint             a first nudge for the try-it-yourself exercise (--hint 2: the closer hint)
   pnpm lab NN --exercise         grade your answer in labs/NN-*/exercise/
   pnpm lab NN --solution         show the reference answer's path and grade it, once your exercise
                                  passes (--force: now)
@@ -184,7 +184,12 @@ async function walk(lab: Lab, keepGoing: boolean): Promise<number> {
   }
 }
 
-async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution', force = false): Promise<number> {
+async function exercise(
+  lab: Lab,
+  flag: '--hint' | '--exercise' | '--solution',
+  options: { force?: boolean; stage?: number } = {},
+): Promise<number> {
+  const force = options.force === true;
   const info = lab.exercise;
   if (!info) throw new UsageError(`Lesson ${lab.lesson.number} has no try-it-yourself exercise.`);
   if (flag === '--solution' && !force && solutionNudgeOn() && !readExerciseResult(lab)?.passed) {
@@ -195,9 +200,13 @@ async function exercise(lab: Lab, flag: '--hint' | '--exercise' | '--solution', 
   // says in INIT_CWD which folder the command was typed in (the lab folder, in the docs).
   const where = (file: string) => relative(process.env.INIT_CWD ?? process.cwd(), `${lab.dir}/${file}`);
   if (flag === '--hint') {
-    console.log(
-      `Exercise: ${where(info.file)}\nHint: ${info.hint}\nGrade it with: pnpm -w lab ${lab.lesson.number} --exercise`,
-    );
+    // Two stages: a first nudge (a question that points at the idea), then the closer hint (`--hint 2`).
+    const n = lab.lesson.number;
+    const first = info.nudge !== undefined && options.stage !== 2;
+    const text = first
+      ? `A first nudge: ${info.nudge}\nA closer hint: pnpm -w lab ${n} --hint 2`
+      : `Hint: ${info.hint}`;
+    console.log(`Exercise: ${where(info.file)}\n${text}\nGrade it with: pnpm -w lab ${n} --exercise`);
     return 0;
   }
   if (flag === '--solution')
@@ -353,7 +362,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (flag === '--only') return verify(lab, only);
   if (flag === '--hint' || flag === '--exercise' || flag === '--solution')
-    return exercise(lab, flag, rest.includes('--force'));
+    return exercise(lab, flag, { force: rest.includes('--force'), stage: flag === '--hint' && value === '2' ? 2 : 1 });
   if (flag === '--reset') return resetLab(lab, { yes: rest.includes('--yes') });
   if (flag === '--walk') return walk(lab, rest.includes('--keep-going'));
   throw new UsageError(`Unknown option "${flag}".`);

@@ -12,6 +12,9 @@ export interface ExerciseInfo {
   file: string;
   solution: string;
   test: string;
+  /** The first stage of the hint: a question that points at the idea (`pnpm lab NN --hint`). */
+  nudge?: string;
+  /** The closer hint: the call or the order of steps (`pnpm lab NN --hint 2`). */
   hint: string;
 }
 
