@@ -12,7 +12,7 @@
 //   file events    whether a save in the repository is seen by fs.watch (a WSL mount or a network
 //                  folder may deliver none: `pnpm lab watch` then has to poll)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, watch } from 'node:fs';
+import { existsSync, statSync, watch } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { release } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ import {
   serviceSettings,
   type ServiceStatus,
 } from '@tasks-lab/infra';
-import { REPO_ROOT } from './labs.ts';
+import { REPO_ROOT, rootManifest } from './labs.ts';
 
 /** One line of the block: what was looked at, what was found, and whether it is a problem. */
 export interface DoctorLine {
@@ -36,9 +36,6 @@ export interface DoctorLine {
   /** What to do about a problem, when there is one. */
   advice?: string;
 }
-
-const rootPackage = (): { packageManager?: string; engines?: { node?: string } } =>
-  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
 
 /** Node's major.minor against the engines range's lowest ^major.minor (the course runs on 20.19 and later). */
 export function nodeLine(version: string, engines: string | undefined): DoctorLine {
@@ -192,7 +189,7 @@ function repositoryLine(): DoctorLine {
 
 /** Every line, in the block's order. Reads the machine; changes nothing but a temp folder for the watch test. */
 export async function examineMachine(): Promise<DoctorLine[]> {
-  const pkg = rootPackage();
+  const pkg = rootManifest<{ packageManager?: string; engines?: { node?: string } }>();
   const file = credentialsFile();
   const services = existsSync(file) ? (await infraStatus()).map(serviceLine) : await portLines();
   return [

@@ -56,16 +56,30 @@ export function findLab(lesson: Lesson, labsDir = LABS_DIR): Lab | undefined {
   };
 }
 
-/** Where a lab's verify writes its outcome; TASKS_LAB_RESULT_DIR moves it (see lab-kit's VerifyOptions). */
-export const resultPath = (lab: Lab) => join(process.env.TASKS_LAB_RESULT_DIR ?? lab.dir, '.lab-result.json');
+/**
+ * Where a command remembers its outcome for a lab (`.lab-result.json`, `.exercise-result.json`, ...):
+ * the lab folder, git-ignored; TASKS_LAB_RESULT_DIR moves it (see lab-kit's VerifyOptions).
+ */
+export const labRecordPath = (lab: Lab, file: string) => join(process.env.TASKS_LAB_RESULT_DIR ?? lab.dir, file);
 
-/** The last verify outcome, remembered in the lab folder (git-ignored). */
-export function readResult(lab: Lab, file = resultPath(lab)): LabResult | undefined {
+/** Where a lab's verify writes its outcome. */
+export const resultPath = (lab: Lab) => labRecordPath(lab, '.lab-result.json');
+
+/** A JSON record a command wrote, or undefined when there is none (or it cannot be read). */
+export function readJsonFile<T>(path: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as LabResult;
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
   } catch {
     return undefined;
   }
+}
+
+/** The repository's own package.json (engines, packageManager, the course's settings). */
+export const rootManifest = <T>(): T => JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as T;
+
+/** The last verify outcome, remembered in the lab folder (git-ignored). */
+export function readResult(lab: Lab, file = resultPath(lab)): LabResult | undefined {
+  return readJsonFile<LabResult>(file);
 }
 
 export function statusOf(lab: Lab | undefined): { status: LabStatus; result?: LabResult } {

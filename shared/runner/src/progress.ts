@@ -2,14 +2,13 @@
 // exercises they solved (`pnpm lab NN --exercise` remembers its last grade in the lab folder,
 // git-ignored, as verify remembers its checks), and what comes next. `pnpm lab` ends with the
 // progress bar; `pnpm lab next` says what to read and what to run.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
+import { findLab, labRecordPath, REPO_ROOT, readJsonFile, rootManifest, statusOf, type Lab } from './labs.ts';
 import { LESSONS } from './lessons.ts';
 
 /** Where `pnpm lab NN --exercise` remembers its last grade; TASKS_LAB_RESULT_DIR moves it, as for verify. */
-export const exerciseResultPath = (lab: Lab) =>
-  join(process.env.TASKS_LAB_RESULT_DIR ?? lab.dir, '.exercise-result.json');
+export const exerciseResultPath = (lab: Lab) => labRecordPath(lab, '.exercise-result.json');
 
 export interface ExerciseResult {
   lesson: string;
@@ -23,11 +22,7 @@ export function writeExerciseResult(lab: Lab, passed: boolean): void {
 }
 
 export function readExerciseResult(lab: Lab): ExerciseResult | undefined {
-  try {
-    return JSON.parse(readFileSync(exerciseResultPath(lab), 'utf8')) as ExerciseResult;
-  } catch {
-    return undefined;
-  }
+  return readJsonFile<ExerciseResult>(exerciseResultPath(lab));
 }
 
 /** One lesson as the progress counts it. `exercisePassed` is undefined for a lesson without an exercise. */
@@ -101,9 +96,7 @@ export function formatNext(lessons: readonly LessonProgress[]): string[] {
 export function solutionNudgeOn(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.TASKS_LAB_SOLUTION_NUDGE === 'off') return false;
   if (env.TASKS_LAB_SOLUTION_NUDGE === 'on') return true;
-  const root = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    'tasks-lab'?: { solutionNudge?: boolean };
-  };
+  const root = rootManifest<{ 'tasks-lab'?: { solutionNudge?: boolean } }>();
   return root['tasks-lab']?.solutionNudge !== false;
 }
 

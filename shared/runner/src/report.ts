@@ -16,12 +16,12 @@
 //   runs        --repeat runs recorded for the check (0 when it was never repeated)
 //   flaky       of those runs, how many disagreed with the majority outcome (0 = stable)
 //   detail      the check's observation when it failed; the walk's counts
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { findLab, readResult, type Lab } from './labs.ts';
+import { writeFileSync } from 'node:fs';
+import { findLab, labRecordPath, readJsonFile, readResult, type Lab } from './labs.ts';
 import { LESSONS } from './lessons.ts';
 import { readExerciseResult } from './progress.ts';
 import type { RepeatSummary } from './repeat.ts';
+import { walkResultPath } from './walk/index.ts';
 
 export interface ReportRow {
   lesson: string;
@@ -55,7 +55,7 @@ export interface RepeatRecord {
   checks: Record<string, { passes: number; failures: number }>;
 }
 
-export const repeatResultPath = (lab: Lab) => join(process.env.TASKS_LAB_RESULT_DIR ?? lab.dir, '.repeat-result.json');
+export const repeatResultPath = (lab: Lab) => labRecordPath(lab, '.repeat-result.json');
 
 /** Remembers a --repeat run's counts, for the report's flaky column. */
 export function writeRepeatRecord(lab: Lab, summary: RepeatSummary): void {
@@ -74,14 +74,6 @@ export function writeRepeatRecord(lab: Lab, summary: RepeatSummary): void {
   writeFileSync(repeatResultPath(lab), `${JSON.stringify(record, null, 2)}\n`);
 }
 
-function readJson<T>(path: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
-
 interface WalkRecord {
   passed: number;
   failed: number;
@@ -95,7 +87,7 @@ export function lessonRows(lab: Lab): ReportRow[] {
   const lesson = lab.lesson.number;
   const rows: ReportRow[] = [];
   const result = readResult(lab);
-  const repeat = readJson<RepeatRecord>(repeatResultPath(lab));
+  const repeat = readJsonFile<RepeatRecord>(repeatResultPath(lab));
   for (const check of result?.results ?? []) {
     const counts = repeat?.checks[check.id];
     rows.push({
@@ -123,7 +115,7 @@ export function lessonRows(lab: Lab): ReportRow[] {
         : notRun(lesson, 'exercise', 'exercise'),
     );
   }
-  const walk = readJson<WalkRecord>(join(lab.dir, '.walk-result.json'));
+  const walk = readJsonFile<WalkRecord>(walkResultPath(lab));
   rows.push(
     walk
       ? {

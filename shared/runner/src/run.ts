@@ -1,9 +1,9 @@
 // Running a lab's scripts as real child processes, with the lab folder as cwd.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ONLY_RESULT_FILE } from '@tasks-lab/lab-kit';
-import { readResult, resultPath, type Lab, type LabResult } from './labs.ts';
+import { labRecordPath, readResult, resultPath, type Lab, type LabResult } from './labs.ts';
 
 const tsxLoader = import.meta.resolve('tsx');
 
@@ -60,7 +60,7 @@ export async function runVerifyOnce(
   options: { quiet?: boolean; only?: string } = {},
 ): Promise<RunOutcome & { result?: LabResult }> {
   // `--only`: some checks, whose outcome goes to a file of its own; the lesson's own result stays.
-  const file = options.only ? join(dirname(resultPath(lab)), ONLY_RESULT_FILE) : resultPath(lab);
+  const file = options.only ? labRecordPath(lab, ONLY_RESULT_FILE) : resultPath(lab);
   rmSync(file, { force: true });
   const env = options.only ? { TASKS_LAB_ONLY: options.only } : undefined;
   const outcome = await runNode(lab, ['--import', tsxLoader, 'scripts/verify.ts'], { quiet: options.quiet, env });

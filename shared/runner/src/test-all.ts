@@ -11,13 +11,13 @@
 //   5. a closing section adds up tests, verify checks, exercise checks, walk steps and coverage,
 //      says how long the run took, and ends with one `N passed, N failed` line
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { countLeakedSecrets, ensureInfra, findBinaries, nativeMysqlPid, nativeRedisPid } from '@tasks-lab/infra';
 import { closingSection, failedChecks, failedTests, type LabResult, type Tally, type VitestReport } from './closing.ts';
 import { checkAllExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
-import { findLab, REPO_ROOT } from './labs.ts';
+import { findLab, REPO_ROOT, readJsonFile } from './labs.ts';
 import { LESSONS } from './lessons.ts';
 import { findLeftovers } from './leftovers.ts';
 import { parseLintSummary } from './lint.ts';
@@ -36,14 +36,6 @@ function packageDirs(): string[] {
   return [...grouped, join(REPO_ROOT, 'perf')];
 }
 
-function readJson<T>(path: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Adds up vitest's JSON reports and the verify result files written by this run, naming each failure. */
 function tallyReports(since: number): { tests: Tally; checks: Tally; missing: string[]; failures: string[] } {
   const tests: Tally = { passed: 0, failed: 0 };
@@ -51,10 +43,10 @@ function tallyReports(since: number): { tests: Tally; checks: Tally; missing: st
   const missing: string[] = [];
   const failures: string[] = [];
   for (const dir of packageDirs()) {
-    const manifest = readJson<{ name: string; scripts?: Record<string, string> }>(join(dir, 'package.json'));
+    const manifest = readJsonFile<{ name: string; scripts?: Record<string, string> }>(join(dir, 'package.json'));
     if (!manifest) continue;
     if (manifest.scripts?.test) {
-      const vitest = readJson<VitestReport>(join(dir, '.vitest-result.json'));
+      const vitest = readJsonFile<VitestReport>(join(dir, '.vitest-result.json'));
       if (vitest) {
         tests.passed += vitest.numPassedTests;
         tests.failed += vitest.numFailedTests;
@@ -62,7 +54,7 @@ function tallyReports(since: number): { tests: Tally; checks: Tally; missing: st
       } else missing.push(`${manifest.name}: no test report`);
     }
     if (manifest.scripts?.verify) {
-      const result = readJson<LabResult>(join(dir, '.lab-result.json'));
+      const result = readJsonFile<LabResult>(join(dir, '.lab-result.json'));
       if (result && Date.parse(result.finishedAt) >= since) {
         checks.passed += result.passed;
         checks.failed += result.failed;
