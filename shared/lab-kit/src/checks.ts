@@ -309,10 +309,7 @@ export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
       );
       const report = { results: [], passed: 0, failed: 1 };
       console.log(formatSummary(report));
-      writeFileSync(
-        join(resultDirOf(options), ONLY_RESULT_FILE),
-        `${JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2)}\n`,
-      );
+      writeResultFile(options, ONLY_RESULT_FILE, report);
       process.exitCode = 1;
       return report;
     }
@@ -326,17 +323,21 @@ export async function runVerify(options: VerifyOptions): Promise<CheckReport> {
     if (notRun > 0) report = { ...report, failed: report.failed + notRun };
     printSummary(options, report, notRun);
     const whole = selected.length === options.checks.length;
-    const file = join(resultDirOf(options), whole ? '.lab-result.json' : ONLY_RESULT_FILE);
-    writeFileSync(
-      file,
-      JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2) + '\n',
-    );
+    writeResultFile(options, whole ? '.lab-result.json' : ONLY_RESULT_FILE, report);
     process.exitCode = report.failed > 0 ? 1 : 0;
     return report;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** Writes a verify's outcome (`pnpm lab` reads it back) as `file` in the result folder. */
+function writeResultFile(options: VerifyOptions, file: string, report: CheckReport): void {
+  writeFileSync(
+    join(resultDirOf(options), file),
+    JSON.stringify({ lesson: options.lesson, finishedAt: new Date().toISOString(), ...report }, null, 2) + '\n',
+  );
 }
 
 function printSummary(options: VerifyOptions, report: CheckReport, notRun: number): void {

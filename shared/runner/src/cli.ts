@@ -35,7 +35,7 @@ import {
 } from './progress.ts';
 import { findLab, REPO_ROOT, statusOf, type Lab } from './labs.ts';
 import { findLesson, LESSONS } from './lessons.ts';
-import { formatRepeat, rerunCommands, summariseRuns } from './repeat.ts';
+import { formatRepeat, rerunCommands, summariseRuns, type RepeatSummary } from './repeat.ts';
 import { runExerciseTest, runVerifyOnce } from './run.ts';
 import { checkAllExercises, labsWithExercises } from './exercises.ts';
 import { allCoverage, formatCoverage } from './coverage.ts';
@@ -151,9 +151,22 @@ async function repeat(lab: Lab, times: number, only?: string): Promise<number> {
   }
   const summary = summariseRuns(reports);
   writeRepeatRecord(lab, summary);
+  return closeRepeat(summary, reruns, { crashed: reports.filter((r) => r.results.length === 0).length, leaks });
+}
+
+/**
+ * A --repeat's closing (of the checks or of the exercises): a line per check, the counts, and
+ * `N passed, N failed`, where a varying or always failing check fails, and so do crashed runs and
+ * leaked passwords. The exit code.
+ */
+function closeRepeat(
+  summary: RepeatSummary,
+  reruns: ReadonlyMap<string, string>,
+  problems: { crashed?: number; leaks?: number } = {},
+): number {
+  const { crashed = 0, leaks = 0 } = problems;
   console.log('');
   for (const line of formatRepeat(summary, reruns)) console.log(line);
-  const crashed = reports.filter((r) => r.results.length === 0).length;
   console.log(
     `\n${summary.stablePassing.length} stable, ${summary.varying.length} varying, ${summary.stableFailing.length} always failing` +
       (crashed ? `, ${crashed} runs crashed` : ''),
@@ -249,15 +262,7 @@ async function checkExercises(args: string[]): Promise<number> {
     reports.push({ results, passed, failed: results.length - passed });
     console.log(`  run ${run}/${times}: ${formatSummary({ passed, failed: results.length - passed })}`);
   }
-  const summary = summariseRuns(reports);
-  console.log('');
-  for (const line of formatRepeat(summary)) console.log(line);
-  const bad = summary.varying.length + summary.stableFailing.length;
-  console.log(
-    `\n${summary.stablePassing.length} stable, ${summary.varying.length} varying, ${summary.stableFailing.length} always failing`,
-  );
-  console.log(formatSummary({ passed: summary.stablePassing.length, failed: bad }));
-  return bad === 0 ? 0 : 1;
+  return closeRepeat(summariseRuns(reports), new Map());
 }
 
 /** `--only ID[,ID]` anywhere after the lesson number, or undefined. */
