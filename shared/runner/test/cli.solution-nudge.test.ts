@@ -5,13 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { findLab, REPO_ROOT } from '../src/labs.ts';
 import { findLesson } from '../src/lessons.ts';
 import { solutionNudgeOn, writeExerciseResult } from '../src/progress.ts';
 
 const resultDir = mkdtempSync(join(tmpdir(), 'nudge-result-'));
 afterAll(() => rmSync(resultDir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 const lab = (args: string[], env: Record<string, string> = {}) =>
   spawnSync('pnpm', ['--silent', 'lab', '01', ...args], {
@@ -38,14 +41,8 @@ describe('pnpm lab NN --solution', () => {
   }, () => {
     expect(lab(['--solution', '--force']).stdout).toMatch(/Reference answer: .*solutions\/terminal\.ts/);
     expect(lab(['--solution'], { TASKS_LAB_SOLUTION_NUDGE: 'off' }).stdout).toContain('Reference answer:');
-    const saved = process.env.TASKS_LAB_RESULT_DIR;
-    process.env.TASKS_LAB_RESULT_DIR = resultDir;
-    try {
-      writeExerciseResult(findLab(findLesson('01')!)!, true);
-    } finally {
-      if (saved === undefined) delete process.env.TASKS_LAB_RESULT_DIR;
-      else process.env.TASKS_LAB_RESULT_DIR = saved;
-    }
+    vi.stubEnv('TASKS_LAB_RESULT_DIR', resultDir);
+    writeExerciseResult(findLab(findLesson('01')!)!, true);
     const run = lab(['--solution']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/Reference answer: .*solutions\/terminal\.ts/);

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { countLeakedSecrets } from '@tasks-lab/infra';
 import { examineMachine, fileEventsLine, formatDoctor, isWsl, nodeLine, pnpmLine } from '../src/doctor.ts';
 import { REPO_ROOT } from '../src/labs.ts';
@@ -20,10 +20,8 @@ async function silentServer(): Promise<{ server: Server; port: number }> {
   return { server, port: address.port };
 }
 
-const savedPort = process.env.TASKS_LAB_REDIS_PORT;
 afterEach(() => {
-  if (savedPort === undefined) delete process.env.TASKS_LAB_REDIS_PORT;
-  else process.env.TASKS_LAB_REDIS_PORT = savedPort;
+  vi.unstubAllEnvs();
 });
 
 describe('pnpm lab doctor', () => {
@@ -45,7 +43,7 @@ describe('pnpm lab doctor', () => {
   }, async () => {
     const { server, port } = await silentServer();
     try {
-      process.env.TASKS_LAB_REDIS_PORT = String(port);
+      vi.stubEnv('TASKS_LAB_REDIS_PORT', String(port));
       const lines = await examineMachine();
       const redis = lines.find((line) => line.topic === 'redis');
       expect(redis).toMatchObject({ ok: false });

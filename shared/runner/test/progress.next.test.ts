@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { findLab } from '../src/labs.ts';
 import { findLesson } from '../src/lessons.ts';
 import {
@@ -29,6 +29,9 @@ const lesson = (number: string, checksPassed: boolean, exercisePassed?: boolean)
 
 const resultDir = mkdtempSync(join(tmpdir(), 'progress-result-'));
 afterAll(() => rmSync(resultDir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 describe('pnpm lab next', () => {
   it("When the first lesson's checks have not passed, Then next names it, its doc and pnpm lab NN [test:next-first-unpassed-checks]", () => {
@@ -61,16 +64,10 @@ describe('pnpm lab next', () => {
 
   it('When an exercise grade is written, Then it is read back for that lab (the folder TASKS_LAB_RESULT_DIR names) [test:exercise-result-remembered]', () => {
     const lab = findLab(findLesson('03')!)!;
-    const saved = process.env.TASKS_LAB_RESULT_DIR;
-    process.env.TASKS_LAB_RESULT_DIR = resultDir;
-    try {
-      expect(readExerciseResult(lab)).toBeUndefined();
-      writeExerciseResult(lab, true);
-      expect(readExerciseResult(lab)).toMatchObject({ lesson: '03', passed: true });
-    } finally {
-      if (saved === undefined) delete process.env.TASKS_LAB_RESULT_DIR;
-      else process.env.TASKS_LAB_RESULT_DIR = saved;
-    }
+    vi.stubEnv('TASKS_LAB_RESULT_DIR', resultDir);
+    expect(readExerciseResult(lab)).toBeUndefined();
+    writeExerciseResult(lab, true);
+    expect(readExerciseResult(lab)).toMatchObject({ lesson: '03', passed: true });
   });
 
   it('When a student runs pnpm lab next and pnpm lab, Then both exit 0 and show the progress line [test:next-and-list-run]', {
